@@ -1,0 +1,1 @@
+"""Sampling, negatives and synthetic data."""

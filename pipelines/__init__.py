@@ -1,0 +1,1 @@
+"""Beam pipelines and transforms."""

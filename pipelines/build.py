@@ -1,0 +1,263 @@
+"""The dataset build as a Beam pipeline: corpus files in, a dataset directory of sharded Parquet out.
+
+Graph (elements are files, Arrow tables and small count objects — never one dict per token):
+
+  files ─ Reshuffle ─┬─ file_stats ── merge ── plan ─────────────┐ (side input)
+                     └─ build_file ──┬─ tables ── GroupByKey(dataset, split, shard) ── write_shard
+                                     └─ counts / pairs ── merge ── GroupByKey(shard) ── write pairs
+  state (stats, plan, counts, written files) ── one JSON the driver turns into manifest.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable
+
+import apache_beam as beam
+import pyarrow as pa
+
+from tnforge import schemas
+from tnforge.datasets import dataset_path, shard_name, shard_of, write_shard
+from tnforge.filesystems import is_remote, open_binary, write_atomically
+from tnforge.generators.sampling import SamplingPlan, TrainStats, make_plan
+from tnforge.hashing import stable_hash64
+from tnforge.pipelines.build_config import BuildConfig
+from tnforge.pipelines.build_steps import FileOutput, FileStats, SplitCounts, build_file, file_stats
+from tnforge.pipelines.runner import is_dry_run, make_pipeline, pipeline_options
+from tnforge.progress import log
+
+STATE_FILE = ".tnforge-build-state.json"
+
+
+class _MergeStats(beam.CombineFn):
+    """Merge per-file FileStats into global statistics."""
+
+    def __init__(self, config: BuildConfig) -> None:
+        self._options = config.sampling
+
+    def create_accumulator(self) -> dict:
+        return {"files": [], "train": TrainStats(), "splits": {s: SplitCounts() for s in schemas.SPLITS},
+                "excluded": 0}
+
+    def add_input(self, acc: dict, stats: FileStats) -> dict:
+        report = stats.report
+        acc["files"].append({
+            "path": stats.path, "size": stats.size, "sha256": stats.sha256, "flavour": report.flavour,
+            "records": report.records, "sentences": report.sentences, "bom": report.bom,
+            "crlf_lines": report.crlf_lines, "rejects": dict(report.rejects),
+        })
+        acc["train"].merge(stats.train, self._options)
+        for split, counts in stats.splits.items():
+            acc["splits"][split].merge(counts)
+        acc["excluded"] += stats.excluded
+        return acc
+
+    def merge_accumulators(self, accumulators: Iterable[dict]) -> dict:
+        accumulators = list(accumulators)
+        merged = accumulators[0]
+        for acc in accumulators[1:]:
+            merged["files"].extend(acc["files"])
+            merged["train"].merge(acc["train"], self._options)
+            for split, counts in acc["splits"].items():
+                merged["splits"][split].merge(counts)
+            merged["excluded"] += acc["excluded"]
+        return merged
+
+    def extract_output(self, acc: dict) -> dict:
+        acc["files"].sort(key=lambda f: f["path"])
+        return acc
+
+
+class _MergeCounts(beam.CombineFn):
+    """Merge the example counts of every file's FileOutput."""
+
+    def create_accumulator(self) -> dict:
+        return {s: SplitCounts() for s in schemas.SPLITS}
+
+    def add_input(self, acc: dict, output: FileOutput) -> dict:
+        for split, counts in output.splits.items():
+            acc[split].merge(counts)
+        return acc
+
+    def merge_accumulators(self, accumulators: Iterable[dict]) -> dict:
+        accumulators = list(accumulators)
+        for acc in accumulators[1:]:
+            for split, counts in acc.items():
+                accumulators[0][split].merge(counts)
+        return accumulators[0]
+
+    def extract_output(self, acc: dict) -> dict:
+        return acc
+
+
+class _StatsFn(beam.DoFn):
+    def __init__(self, config: BuildConfig, total: int) -> None:
+        self._config = config
+        self._total = total
+
+    def process(self, item: tuple[int, str, int]):
+        index, path, size = item
+        start = time.monotonic()
+        stats = file_stats(path, size, self._config)
+        log(f"pass 1/2 (statistics) · file {index + 1}/{self._total} · {os.path.basename(path)} · "
+            f"{stats.report.records:,} records · {time.monotonic() - start:.1f}s")
+        yield stats
+
+
+class _BuildFn(beam.DoFn):
+    def __init__(self, config: BuildConfig, total: int, shards: int) -> None:
+        self._config = config
+        self._total = total
+        self._shards = shards
+
+    def process(self, item: tuple[int, str, int], plan: SamplingPlan):
+        index, path, _ = item
+        start = time.monotonic()
+        rows = 0
+        for piece in build_file(path, self._config, plan, self._shards):
+            if isinstance(piece, FileOutput):
+                yield beam.pvalue.TaggedOutput("counts", piece)
+                for shard, pairs in _pairs_by_shard(piece.pairs, self._shards).items():
+                    yield beam.pvalue.TaggedOutput("pairs", (shard, pairs))
+            else:
+                rows += piece[1].num_rows if piece[0][0] == "examples" else 0
+                yield piece
+        log(f"pass 2/2 (examples)   · file {index + 1}/{self._total} · {os.path.basename(path)} · "
+            f"{rows:,} examples · {time.monotonic() - start:.1f}s")
+
+
+def pair_key(cls: str, before: str, after: str) -> int:
+    """Stable key of a positive pair."""
+    return stable_hash64(cls, before, after)
+
+
+def _pairs_by_shard(pairs: Counter, shards: int) -> dict[tuple[str, int], list]:
+    out: dict[tuple[str, int], list] = {}
+    if not pairs:
+        return out
+    items = list(pairs.items())
+    keys = [pair_key(c, b, a) for (_, c, b, a), _ in items]
+    index = shard_of(pa.array(keys, pa.uint64()).to_numpy(), shards)
+    for ((split, cls, before, after), count), key, shard in zip(items, keys, index, strict=True):
+        out.setdefault((split, int(shard)), []).append((key, cls, before, after, count))
+    return out
+
+
+def _table_path(out: str, dataset: str, split: str, shard: int, shards: int) -> str:
+    folder = dataset_path(out, dataset, split or None)
+    return os.path.join(str(folder), shard_name(shard, shards))
+
+
+class _WriteTables(beam.DoFn):
+    def __init__(self, out: str, shards: int) -> None:
+        self._out = out
+        self._shards = shards
+
+    def process(self, element: tuple[tuple[str, str, int], Iterable[pa.Table]]):
+        (dataset, split, shard), tables = element
+        table = pa.concat_tables(list(tables))
+        count = 1 if dataset == "rejects" else self._shards
+        path = _table_path(self._out, dataset, split, shard, count)
+        write_shard(table, path, schemas.SCHEMAS[dataset])
+        yield (dataset, split, shard, table.num_rows)
+
+
+class _WritePairs(beam.DoFn):
+    def __init__(self, out: str, shards: int) -> None:
+        self._out = out
+        self._shards = shards
+
+    def process(self, element: tuple[tuple[str, int], Iterable[list]]):
+        (split, shard), lists = element
+        totals: Counter = Counter()
+        for items in lists:
+            for key, cls, before, after, count in items:
+                totals[(key, cls, before, after)] += count
+        rows = list(totals.items())
+        table = pa.table({
+            "key": pa.array([k[0] for k, _ in rows], pa.uint64()),
+            "split": pa.array([split] * len(rows), pa.string()),
+            "class": pa.array([k[1] for k, _ in rows], pa.string()),
+            "before": pa.array([k[2] for k, _ in rows], pa.string()),
+            "after": pa.array([k[3] for k, _ in rows], pa.string()),
+            "count": pa.array([c for _, c in rows], pa.int64()),
+        })
+        write_shard(table, _table_path(self._out, "positive_pairs", split, shard, self._shards), schemas.POSITIVE_PAIRS)
+        yield ("positive_pairs", split, shard, table.num_rows)
+
+
+def _save_state(_, out: str, stats: dict, plan: SamplingPlan, counts: dict, written: list) -> None:
+    state = {
+        "files": stats["files"],
+        "excluded": stats["excluded"],
+        "tokens": {s: _split_json(c) for s, c in stats["splits"].items()},
+        "examples": {s: _split_json(c) for s, c in counts.items()},
+        "plan": {
+            "trivial_keep_rate": plan.keep_rate,
+            "trivial_fraction": plan.trivial_fraction,
+            "trivial_tokens": plan.trivial_tokens,
+            "trivial_kept": plan.trivial_kept,
+            "nontrivial_examples": plan.nontrivial_examples,
+            "upsampled": plan.upsampled,
+        },
+        "written": sorted(list(w) for w in written),
+    }
+    with write_atomically(os.path.join(out, STATE_FILE)) as handle:
+        handle.write(json.dumps(state).encode())
+
+
+def _split_json(counts: SplitCounts) -> dict:
+    return {
+        "tokens": dict(sorted(counts.tokens.items())),
+        "examples": dict(sorted(counts.examples.items())),
+        "trivial_tokens": counts.trivial_tokens,
+        "trivial_examples": counts.trivial_examples,
+        "sampled_out": counts.sampled_out,
+        "copies": counts.copies,
+        "sentences": counts.sentences,
+    }
+
+
+def run_pipeline(config: BuildConfig, files: list[tuple[str, int]], shards: int, workers: int | None) -> dict | None:
+    """Run the build pipeline; return the build state (None for a dry run that submits nothing)."""
+    options = pipeline_options(config.pipeline_args, workers)
+    items = [(i, path, size) for i, (path, size) in enumerate(files)]
+    total = len(items)
+    pipeline = make_pipeline(options)
+    files_pc = pipeline | "Files" >> beam.Create(items) | "Spread" >> beam.Reshuffle()
+    stats = (files_pc | "Statistics" >> beam.ParDo(_StatsFn(config, total))
+             | "MergeStatistics" >> beam.CombineGlobally(_MergeStats(config)))
+    plan = stats | "Plan" >> beam.Map(lambda s: make_plan(s["train"], config.sampling))
+    built = files_pc | "BuildExamples" >> beam.ParDo(
+        _BuildFn(config, total, shards), plan=beam.pvalue.AsSingleton(plan)
+    ).with_outputs("counts", "pairs", main="tables")
+    written_tables = (built.tables | "GroupShards" >> beam.GroupByKey()
+                      | "WriteShards" >> beam.ParDo(_WriteTables(config.out, shards)))
+    written_pairs = (built.pairs | "GroupPairs" >> beam.GroupByKey()
+                     | "WritePairs" >> beam.ParDo(_WritePairs(config.out, shards)))
+    counts = built.counts | "MergeCounts" >> beam.CombineGlobally(_MergeCounts())
+    written = (written_tables, written_pairs) | "AllWritten" >> beam.Flatten()
+    _ = (pipeline | "Finish" >> beam.Create([None]) | "SaveState" >> beam.Map(
+        _save_state, config.out, stats=beam.pvalue.AsSingleton(stats), plan=beam.pvalue.AsSingleton(plan),
+        counts=beam.pvalue.AsSingleton(counts), written=beam.pvalue.AsList(written)))
+    result = pipeline.run()
+    if is_dry_run(options):
+        return None
+    result.wait_until_finish()
+    state_path = os.path.join(config.out, STATE_FILE)
+    with open_binary(state_path) as handle:
+        state = json.loads(handle.read())
+    _remove(state_path)
+    return state
+
+
+def _remove(path: str) -> None:
+    if is_remote(path):
+        from apache_beam.io.filesystems import FileSystems
+
+        FileSystems.delete([path])
+    else:
+        os.remove(path)

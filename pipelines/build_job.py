@@ -1,0 +1,98 @@
+"""Run a whole dataset build: check inputs and output, run the Beam pipeline, write the manifest."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import replace
+
+from tnforge import schemas
+from tnforge.datasets import DATASET_DIRS, SPLIT_FREE, dataset_path, shard_name, write_shard
+from tnforge.filesystems import expand, is_remote
+from tnforge.pipelines.build_config import BuildConfig, auto_shards
+from tnforge.pipelines.manifest import make_manifest, write_manifest
+from tnforge.progress import log
+from tnforge.splits import resolve_mode
+
+
+class BuildError(Exception):
+    """A build that cannot start: bad inputs, an output directory in the way, bad options."""
+
+
+def resolve_inputs(patterns: list[str]) -> list[tuple[str, int]]:
+    """Expand paths and globs to (path, size), sorted and de-duplicated; a clear error for a bad path."""
+    files: dict[str, int] = {}
+    for pattern in patterns:
+        try:
+            for path, size in expand(pattern):
+                files[path] = size
+        except (FileNotFoundError, PermissionError, IsADirectoryError) as error:
+            raise BuildError(f"input {error}") from error
+    for path in files:
+        if not is_remote(path):
+            try:
+                with open(path, "rb"):
+                    pass
+            except OSError as error:
+                raise BuildError(f"input {path}: cannot be read ({error.strerror})") from error
+    return sorted(files.items())
+
+
+def prepare_output(out: str, overwrite: bool) -> None:
+    """Refuse a non-empty output directory unless overwrite; with overwrite, clear what a build writes."""
+    if is_remote(out):
+        return
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise BuildError(f"--out {out}: exists and is not a directory")
+    if os.path.isdir(out) and os.listdir(out):
+        if not overwrite:
+            raise BuildError(f"--out {out}: directory is not empty (use --overwrite to replace its contents)")
+        for name in ["manifest.json", "validation", *{d.split("/")[0] for d in DATASET_DIRS.values()}]:
+            path = os.path.join(out, name)
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            elif os.path.exists(path):
+                os.remove(path)
+    os.makedirs(out, exist_ok=True)
+
+
+def fill_empty_shards(out: str, shards: int) -> None:
+    """Write empty files for shards that received no rows, so every dataset has all its shards."""
+    for name in ("examples", "sentences", "positive_pairs", "rejects"):
+        splits = [None] if name in SPLIT_FREE else list(schemas.SPLITS)
+        count = 1 if name in SPLIT_FREE else shards
+        for split in splits:
+            folder = dataset_path(out, name, split)
+            for shard in range(count):
+                path = os.path.join(str(folder), shard_name(shard, count))
+                if not is_remote(path) and not os.path.exists(path):
+                    write_shard(schemas.SCHEMAS[name].empty_table(), path, schemas.SCHEMAS[name])
+
+
+def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool = False) -> dict | None:
+    """Build a dataset directory; return the manifest (None for a Dataflow dry run)."""
+    from tnforge.pipelines.build import run_pipeline
+
+    start = time.monotonic()
+    files = resolve_inputs(list(config.inputs))
+    try:
+        mode = resolve_mode(config.split, [p for p, _ in files])
+        config = replace(config, split=mode, inputs=tuple(p for p, _ in files))
+        config.split_rule  # noqa: B018 - validates ratios and mode early
+        config.sampling  # noqa: B018
+    except ValueError as error:
+        raise BuildError(str(error)) from error
+    prepare_output(config.out, overwrite)
+    shards = config.shards or auto_shards(sum(size for _, size in files))
+    log(f"building {config.out} from {len(files)} file(s), {sum(s for _, s in files) / 1e6:.1f} MB; "
+        f"split {mode}, {shards} shard(s)")
+    state = run_pipeline(config, files, shards, workers)
+    if state is None:
+        log("dry run: the job graph was built and not submitted")
+        return None
+    fill_empty_shards(config.out, shards)
+    manifest = make_manifest(config, shards, state, time.monotonic() - start)
+    write_manifest(config.out, manifest)
+    log(f"wrote {config.out}/manifest.json in {manifest['wall_time_s']:.1f}s")
+    return manifest

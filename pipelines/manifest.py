@@ -1,0 +1,140 @@
+"""The build manifest (what was built from what, and every count) and the closing summary table."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+
+from tnforge import __version__, schemas
+from tnforge.filesystems import open_binary, write_atomically
+from tnforge.pipelines.build_config import BuildConfig
+from tnforge.splits import STANDARD_TEST_LINES
+from tnforge.readers import source_name
+
+FILE_LEVEL_REASONS = frozenset({"empty_file"})
+
+
+def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: float) -> dict:
+    """Assemble manifest.json from the pipeline's final state."""
+    splits = {}
+    for split in schemas.SPLITS:
+        tokens, examples = state["tokens"][split], state["examples"][split]
+        splits[split] = {
+            "sentences": tokens["sentences"],
+            "tokens": tokens["tokens"],
+            "trivial_tokens": tokens["trivial_tokens"],
+            "examples": examples["examples"],
+            "trivial_examples": examples["trivial_examples"],
+            "sampled_out": examples["sampled_out"],
+            "copies": examples["copies"],
+        }
+    rejects: dict[str, int] = {}
+    for entry in state["files"]:
+        for reason, count in entry["rejects"].items():
+            rejects[reason] = rejects.get(reason, 0) + count
+    records = sum(f["records"] for f in state["files"])
+    kept = sum(sum(s["examples"].values()) - s["copies"] for s in splits.values())
+    sampled_out = sum(s["sampled_out"] for s in splits.values())
+    rejected = sum(n for reason, n in rejects.items() if reason not in FILE_LEVEL_REASONS)
+    accounting = {
+        "input_records": records,
+        "kept": kept,
+        "sampled_out": sampled_out,
+        "excluded": state["excluded"],
+        "rejected": rejected,
+        "copies_added": sum(s["copies"] for s in splits.values()),
+    }
+    accounting["reconciles"] = records == kept + sampled_out + state["excluded"] + rejected
+    plan = state["plan"]
+    measure_units = {k.split(":", 1)[1]: v for k, v in plan["upsampled"].items() if k.startswith("measure:")}
+    datasets: dict[str, dict | int] = {}
+    for dataset, split, shard, rows in state["written"]:
+        if dataset == "rejects":
+            datasets["rejects"] = int(datasets.get("rejects", 0)) + rows
+            continue
+        per_split = datasets.setdefault(dataset, {s: 0 for s in schemas.SPLITS})
+        per_split[split] += rows
+    datasets.setdefault("rejects", 0)
+    for name in ("examples", "sentences", "positive_pairs"):
+        datasets.setdefault(name, {s: 0 for s in schemas.SPLITS})
+    manifest = {
+        "tnforge_version": __version__,
+        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "wall_time_s": round(wall_time, 2),
+        "config": {**config.as_dict(), "shards": shards},
+        "inputs": state["files"],
+        "accounting": accounting,
+        "splits": splits,
+        "sampling": {
+            "trivial_keep_rate": plan["trivial_keep_rate"],
+            "trivial_fraction": plan["trivial_fraction"],
+            "trivial_tokens": plan["trivial_tokens"],
+            "trivial_kept": plan["trivial_kept"],
+            "measure_units": measure_units,
+            "big_cardinals": plan["upsampled"].get("cardinal:big", {"tokens": 0, "examples": 0}),
+        },
+        "rejects_by_reason": dict(sorted(rejects.items())),
+        "datasets": datasets,
+    }
+    if config.split == "standard":
+        manifest["standard_split"] = {
+            "test_source": "output-00099-of-00100",
+            "test_lines": STANDARD_TEST_LINES,
+            "test_tokens": sum(splits["test"]["tokens"].values()),
+            "test_source_present": any(source_name(f["path"]).startswith("output-00099-of-00100")
+                                       for f in state["files"]),
+        }
+    return manifest
+
+
+def write_manifest(root: str, manifest: dict) -> None:
+    """Write DIR/manifest.json atomically."""
+    with write_atomically(os.path.join(root, "manifest.json")) as handle:
+        handle.write(json.dumps(manifest, indent=2, ensure_ascii=False).encode())
+
+
+def read_manifest(root: str) -> dict:
+    """Read DIR/manifest.json."""
+    with open_binary(os.path.join(root, "manifest.json")) as handle:
+        return json.loads(handle.read())
+
+
+def summary_table(manifest: dict) -> str:
+    """The closing table: counts per split and class, resampling effects and rejects."""
+    splits = manifest["splits"]
+    classes = [c for c in schemas.SEMIOTIC_CLASSES if any(splits[s]["tokens"].get(c) for s in splits)]
+    header = f"{'class':<11}" + "".join(f"{s + ' tokens':>14}{s + ' examples':>16}" for s in schemas.SPLITS)
+    lines = [header, "-" * len(header)]
+    for cls in classes:
+        cells = "".join(
+            f"{splits[s]['tokens'].get(cls, 0):>14,}{splits[s]['examples'].get(cls, 0):>16,}" for s in schemas.SPLITS
+        )
+        lines.append(f"{cls:<11}{cells}")
+    totals = "".join(
+        f"{sum(splits[s]['tokens'].values()):>14,}{sum(splits[s]['examples'].values()):>16,}" for s in schemas.SPLITS
+    )
+    lines += ["-" * len(header), f"{'total':<11}{totals}", ""]
+    sampling = manifest["sampling"]
+    train = splits["train"]
+    lines.append(
+        f"train: trivial tokens kept {sampling['trivial_kept']:,} of {sampling['trivial_tokens']:,} "
+        f"(rate {sampling['trivial_keep_rate']:.4f}) → trivial share of train examples "
+        f"{sampling['trivial_fraction']:.2%} (target {manifest['config']['trivial_fraction']:.2%}); "
+        f"up-sampling copies {train['copies']:,}"
+    )
+    for unit, group in sorted(sampling["measure_units"].items()):
+        lines.append(f"  MEASURE unit {unit!r}: {group['tokens']} → {group['examples']} examples")
+    big = sampling["big_cardinals"]
+    if big.get("tokens"):
+        lines.append(f"  CARDINAL ≥ {manifest['config']['cardinal_min_value']:,}: {big['tokens']} → {big['examples']} examples")
+    acc = manifest["accounting"]
+    lines.append(
+        f"records {acc['input_records']:,} = kept {acc['kept']:,} + sampled out {acc['sampled_out']:,} + "
+        f"excluded {acc['excluded']:,} + rejected {acc['rejected']:,}  "
+        f"[{'reconciles' if acc['reconciles'] else 'DOES NOT RECONCILE'}]"
+    )
+    if manifest["rejects_by_reason"]:
+        reasons = ", ".join(f"{r} {n:,}" for r, n in manifest["rejects_by_reason"].items())
+        lines.append(f"rejects: {reasons}")
+    return "\n".join(lines)

@@ -1,0 +1,65 @@
+"""Choosing and configuring the Beam runner for tnforge pipelines.
+
+The local default is Beam's portable in-process runner (FnApiRunner), named explicitly: the default
+DirectRunner tries to download Prism, which fails offline. Any Beam pipeline option can be passed
+through (`--runner=DataflowRunner --project=… --region=… --temp_location=gs://…`); on Dataflow the
+package ships to the workers via `--setup_file`, found automatically in a source checkout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import apache_beam as beam
+from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
+
+
+def pipeline_options(pipeline_args: Sequence[str], workers: int | None = None) -> PipelineOptions:
+    """Beam options from pass-through arguments, with tnforge's local defaults filled in."""
+    args = list(pipeline_args)
+    options = PipelineOptions(args)
+    runner = options.view_as(StandardOptions).runner
+    if runner is None and workers and workers > 1 and not any(a.startswith("--direct_num_workers") for a in args):
+        args += [f"--direct_num_workers={workers}", "--direct_running_mode=multi_processing"]
+        options = PipelineOptions(args)
+    if is_dataflow(options):
+        setup = options.view_as(SetupOptions)
+        if not setup.setup_file:
+            found = checkout_setup_file()
+            if found is None:
+                raise ValueError(
+                    "DataflowRunner needs the tnforge package on its workers: pass --setup_file=PATH/setup.py "
+                    "(from a tnforge checkout) or --sdk_container_image with tnforge installed"
+                )
+            setup.setup_file = str(found)
+        options.view_as(SetupOptions).save_main_session = False
+    return options
+
+
+def is_dataflow(options: PipelineOptions) -> bool:
+    """True when the options name the Dataflow runner."""
+    runner = options.view_as(StandardOptions).runner or ""
+    return "dataflow" in str(runner).lower()
+
+
+def is_dry_run(options: PipelineOptions) -> bool:
+    """True for Dataflow's `--dry_run=True` (the job graph is built, nothing is submitted)."""
+    return bool(options.get_all_options().get("dry_run"))
+
+
+def checkout_setup_file() -> Path | None:
+    """The setup.py of the source checkout tnforge is installed from (editable installs), if any."""
+    import tnforge
+
+    candidate = Path(tnforge.__file__).resolve().parents[1] / "setup.py"
+    return candidate if candidate.exists() else None
+
+
+def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
+    """A pipeline on the runner the options name, or the in-process FnApiRunner by default."""
+    if options.view_as(StandardOptions).runner is None:
+        from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+
+        return beam.Pipeline(runner=FnApiRunner(), options=options)
+    return beam.Pipeline(options=options)

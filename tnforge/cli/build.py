@@ -1,0 +1,123 @@
+"""`tnforge build`: corpus files in, a dataset directory of sharded Parquet out."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import click
+
+from tnforge.config import config_option
+
+
+class _PassThroughCommand(click.Command):
+    """A command whose arguments after `--` go to Beam untouched (kept in ctx.meta['pipeline_args'])."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            cut = args.index("--")
+            args, ctx.meta["pipeline_args"] = args[:cut], args[cut + 1:]
+        return super().parse_args(ctx, args)
+
+
+def bundled_sample() -> str:
+    """Path of the sample corpus shipped with tnforge."""
+    return str(resources.files("tnforge") / "data" / "sample.tsv")
+
+
+def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tuple) -> tuple[float, float, float]:
+    try:
+        parts = [float(x) for x in (value.split(",") if isinstance(value, str) else value)]
+    except ValueError as error:
+        raise click.BadParameter(f"{value!r}: give three numbers like 0.9,0.05,0.05") from error
+    if len(parts) != 3 or any(p < 0 for p in parts) or abs(sum(parts) - 1) > 1e-6:
+        raise click.BadParameter(f"{value!r}: three non-negative numbers summing to 1, like 0.9,0.05,0.05")
+    return (parts[0], parts[1], parts[2])
+
+
+@click.command(cls=_PassThroughCommand, context_settings={"show_default": True})
+@config_option
+@click.argument("inputs", nargs=-1, metavar="[INPUT]...")
+@click.option("--out", "-o", required=True, help="Output dataset directory (local or gs://).")
+@click.option("--split", type=click.Choice(["auto", "standard", "hash", "none"]), default="auto",
+              help="auto: standard split for files named output-000NN-of-00100, else a hash split.")
+@click.option("--split-ratios", default="0.9,0.05,0.05", callback=_ratios, help="train,dev,test shares of the hash split.")
+@click.option("--window", default=3, type=click.IntRange(0, 50), help="Context tokens either side of the token.")
+@click.option("--trivial-fraction", default=0.10, type=click.FloatRange(0, 1, min_open=True),
+              help="Share of <self>/sil examples in the train split after down-sampling.")
+@click.option("--measure-min-count", default=100, type=click.IntRange(0), help="Up-sample MEASURE units rarer than this to it.")
+@click.option("--cardinal-min-value", default=1_000_000, type=click.IntRange(0), help="CARDINALs of at least this value form the big-number group.")
+@click.option("--cardinal-target", default=10_000, type=click.IntRange(0), help="Up-sample the big-CARDINAL group to this many examples.")
+@click.option("--seed", default=0, type=click.IntRange(0), help="Seed of the stable hashes behind splits and sampling.")
+@click.option("--shards", default=0, type=click.IntRange(0), help="Parquet shards per split (0: from input size).")
+@click.option("--max-token-chars", default=4096, type=click.IntRange(1), help="Reject tokens longer than this.")
+@click.option("--workers", default=1, type=click.IntRange(1), help="Local worker processes (Beam direct_num_workers).")
+@click.option("--overwrite", is_flag=True, help="Replace the contents of a non-empty --out.")
+@click.option("--validate", is_flag=True, help="Validate the result with Great Expectations at the end.")
+@click.option("--negatives", default="", help="Also generate negatives of these kinds: synthetic,random,topk.")
+@click.option("--ratio", default="10", help="Negatives per positive: a number (3, 10) or 'all'.")
+@click.option("--topk-from", default=None, help="Hypotheses Parquet (from `tnforge decode`) for top-k negatives.")
+@click.pass_context
+def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, split_ratios, window: int,
+          trivial_fraction: float, measure_min_count: int, cardinal_min_value: int, cardinal_target: int,
+          seed: int, shards: int, max_token_chars: int, workers: int, overwrite: bool, validate: bool,
+          negatives: str, ratio: str, topk_from: str | None) -> None:
+    """Build a dataset directory from corpus files (Google TSV or Kaggle CSV; globs, .gz, gs://).
+
+    Without INPUT, builds the bundled sample corpus. Arguments after `--` go to Beam, e.g. to run on
+    Dataflow:
+
+    \b
+      tnforge build 'gs://bucket/en/output-*' --out gs://bucket/ds -- \\
+        --runner=DataflowRunner --project=P --region=us-central1 --temp_location=gs://bucket/tmp
+
+    \b
+    Examples:
+      tnforge build --out out/sample
+      tnforge build data/output-000*-of-00100 --out out/en --workers 2
+      tnforge build train.csv --out out/kaggle --split-ratios 0.8,0.1,0.1 --trivial-fraction 0.2
+    """
+    from tnforge.pipelines.build_config import BuildConfig
+    from tnforge.pipelines.build_job import BuildError, run_build
+    from tnforge.pipelines.manifest import summary_table
+
+    config = BuildConfig(
+        inputs=tuple(inputs) or (bundled_sample(),), out=out, split=split, split_ratios=split_ratios,
+        window=window, trivial_fraction=trivial_fraction, measure_min_count=measure_min_count,
+        cardinal_min_value=cardinal_min_value, cardinal_target=cardinal_target, seed=seed, shards=shards,
+        max_token_chars=max_token_chars, pipeline_args=tuple(ctx.meta.get("pipeline_args", ())),
+    )
+    kinds = [k.strip() for k in negatives.split(",") if k.strip()]
+    negative_ratio = _negative_ratio(ratio) if kinds else None
+    try:
+        manifest = run_build(config, workers=workers, overwrite=overwrite)
+    except BuildError as error:
+        raise click.ClickException(str(error)) from error
+    if manifest is None:
+        return
+    click.echo(summary_table(manifest))
+    if not manifest["accounting"]["reconciles"]:
+        raise click.ClickException("the counts do not reconcile: see accounting in manifest.json")
+    if kinds:
+        from tnforge.pipelines.negatives import run_negatives
+
+        run_negatives(out, kinds=kinds, ratio=negative_ratio, topk_from=topk_from, grammar=None, seed=seed,
+                      shards=manifest["config"]["shards"], pipeline_args=list(config.pipeline_args))
+    if validate:
+        from tnforge.validation import validate_directory
+
+        report = validate_directory(out)
+        click.echo(report.format_table())
+        if not report.success:
+            raise click.ClickException(f"validation failed: see {out}/validation/")
+
+
+def _negative_ratio(value: str) -> float | None:
+    if value.strip().lower() == "all":
+        return None
+    try:
+        number = float(value)
+    except ValueError as error:
+        raise click.BadParameter(f"{value!r}: a number such as 3 or 10, or 'all'", param_hint="--ratio") from error
+    if number <= 0:
+        raise click.BadParameter("must be positive", param_hint="--ratio")
+    return number

@@ -1,0 +1,130 @@
+"""Where each dataset lives in a dataset directory, and how its sharded Parquet files are written and read.
+
+Layout (relative to a dataset directory DIR):
+  manifest.json
+  examples/{train,dev,test}/part-NNNNN-of-MMMMM.parquet
+  sentences/{train,dev,test}/…
+  pairs/positive/{train,dev,test}/…     positive (class, before, after) pairs with counts
+  pairs/{train,dev,test}/…              labelled pairs for the sequence dual encoder
+  vocab_pairs/{train,dev,test}/…        labelled (input, word) pairs for the vocabulary filter
+  rejects/…                             bad input lines with reasons
+Writing follows hash → shard → sort → write to a temporary name → rename.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tnforge import schemas
+from tnforge.hashing import mix64
+
+#: Sub-directory of each dataset under DIR; split sub-directories go below it (except rejects).
+DATASET_DIRS: dict[str, str] = {
+    "examples": "examples",
+    "sentences": "sentences",
+    "positive_pairs": "pairs/positive",
+    "pairs": "pairs",
+    "vocab_pairs": "vocab_pairs",
+    "rejects": "rejects",
+}
+SPLIT_FREE = frozenset({"rejects"})
+#: Columns each dataset is sorted by within a shard.
+SORT_KEYS: dict[str, list[str]] = {
+    "examples": ["source", "sentence_id", "token_index", "copy"],
+    "sentences": ["source", "sentence_id"],
+    "positive_pairs": ["class", "before", "after"],
+    "pairs": ["class", "before", "label", "reading", "negative_type"],
+    "vocab_pairs": ["class", "before", "label", "word", "negative_type"],
+    "rejects": ["source", "line"],
+    "hypotheses": ["key", "rank"],
+}
+MANIFEST = "manifest.json"
+_SHARD_SALT = 0x5EED5EED5EED5EED
+
+
+def dataset_path(root: str | os.PathLike, name: str, split: str | None = None) -> Path:
+    """The folder holding one dataset's (and one split's) Parquet shards."""
+    base = Path(root) / DATASET_DIRS[name]
+    if name in SPLIT_FREE or split is None:
+        return base
+    return base / split
+
+
+def shard_name(index: int, count: int) -> str:
+    """File name of shard `index` of `count`."""
+    return f"part-{index:05d}-of-{count:05d}.parquet"
+
+
+def shard_of(keys: np.ndarray, count: int) -> np.ndarray:
+    """Shard index for each 64-bit key: a stable hash, spread evenly over `count` shards."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    return (mix64(keys ^ np.uint64(_SHARD_SALT)) % np.uint64(count)).astype(np.int64)
+
+
+def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -> None:
+    """Sort a table by its dataset's sort key and write it to `path` atomically (temporary name, rename)."""
+    from tnforge.filesystems import write_atomically
+
+    name = schemas.dataset_name(schema) or ""
+    table = table.select(schema.names).cast(schema)
+    if name in SORT_KEYS and table.num_rows:
+        table = table.sort_by([(column, "ascending") for column in SORT_KEYS[name]])
+    with write_atomically(str(path)) as handle:
+        pq.write_table(table, handle, compression="zstd", row_group_size=256_000)
+
+
+def write_sharded(table: pa.Table, folder: str | os.PathLike, schema: pa.Schema, shards: int = 1) -> list[str]:
+    """Write a whole table as `shards` files under folder (hash of `key` → shard → sort → write)."""
+    os.makedirs(folder, exist_ok=True)
+    table = table.select(schema.names).cast(schema)
+    index = shard_of(table.column("key").to_numpy(zero_copy_only=False), shards) if table.num_rows else np.zeros(0)
+    paths = []
+    for shard in range(shards):
+        part = table.filter(pa.array(index == shard)) if table.num_rows else table
+        path = os.path.join(folder, shard_name(shard, shards))
+        write_shard(part, path, schema)
+        paths.append(path)
+    return paths
+
+
+def dataset_files(root: str | os.PathLike, name: str, split: str | None = None) -> list[Path]:
+    """The Parquet files of a dataset (all splits when split is None), sorted by path."""
+    base = Path(root) / DATASET_DIRS[name]
+    if not base.exists():
+        return []
+    if name in SPLIT_FREE:
+        return sorted(base.glob("*.parquet"))
+    splits = [split] if split else list(schemas.SPLITS)
+    return sorted(p for s in splits for p in (base / s).glob("*.parquet"))
+
+
+def read_dataset(
+    root: str | os.PathLike, name: str, split: str | None = None, columns: Sequence[str] | None = None
+) -> pa.Table:
+    """Read one dataset (optionally one split, some columns) of a dataset directory into memory."""
+    files = dataset_files(root, name, split)
+    schema = schemas.SCHEMAS[name]
+    if not files:
+        empty = schema if columns is None else pa.schema([schema.field(c) for c in columns])
+        return empty.empty_table()
+    tables = [pq.read_table(f, columns=list(columns) if columns else None) for f in files]
+    return pa.concat_tables(tables)
+
+
+def iter_batches(
+    root: str | os.PathLike,
+    name: str,
+    split: str | None = None,
+    columns: Sequence[str] | None = None,
+    batch_size: int = 65_536,
+) -> Iterator[pa.RecordBatch]:
+    """Stream a dataset's rows as record batches without loading it all into memory."""
+    for path in dataset_files(root, name, split):
+        parquet = pq.ParquetFile(path)
+        yield from parquet.iter_batches(batch_size=batch_size, columns=list(columns) if columns else None)

@@ -1,0 +1,86 @@
+"""Paths local or remote (gs://…): opening, listing and atomic writes.
+
+Local paths use the standard library; other schemes go through Beam's FileSystems, imported only when
+such a path is used, so the trainers never need Beam.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import uuid
+from collections.abc import Iterator
+from typing import IO
+
+
+def is_remote(path: str) -> bool:
+    """True for paths with a URL scheme such as gs://."""
+    return "://" in path
+
+
+def expand(pattern: str) -> list[tuple[str, int]]:
+    """Files matching a path or glob, with their sizes, sorted by path. Raises FileNotFoundError if none."""
+    if is_remote(pattern):
+        from apache_beam.io.filesystems import FileSystems
+
+        results = FileSystems.match([pattern])[0].metadata_list
+        found = sorted((m.path, m.size_in_bytes) for m in results)
+    else:
+        paths = glob.glob(os.path.expanduser(pattern)) if glob.has_magic(pattern) else [pattern]
+        found = []
+        for path in sorted(paths):
+            if os.path.isdir(path):
+                raise IsADirectoryError(f"{path}: is a directory; give the corpus files or a glob")
+            if not os.path.exists(path):
+                continue
+            if not os.access(path, os.R_OK):
+                raise PermissionError(f"{path}: not readable")
+            found.append((path, os.path.getsize(path)))
+    if not found:
+        raise FileNotFoundError(f"{pattern}: no such file")
+    return found
+
+
+def open_binary(path: str) -> IO[bytes]:
+    """Open a file for reading bytes, decompressing .gz/.bz2 transparently."""
+    if is_remote(path):
+        from apache_beam.io.filesystems import CompressionTypes, FileSystems
+
+        return FileSystems.open(path, compression_type=CompressionTypes.AUTO)
+    if path.endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, "rb")
+    if path.endswith(".bz2"):
+        import bz2
+
+        return bz2.open(path, "rb")
+    return open(path, "rb")
+
+
+@contextlib.contextmanager
+def write_atomically(path: str) -> Iterator[IO[bytes]]:
+    """Write to a temporary name beside `path`, then rename it into place (never a half-written file)."""
+    directory, name = os.path.split(path)
+    temp = os.path.join(directory, f".tmp-{uuid.uuid4().hex[:12]}-{name}")
+    if is_remote(path):
+        from apache_beam.io.filesystems import FileSystems
+
+        handle = FileSystems.create(temp)
+        try:
+            yield handle
+        finally:
+            handle.close()
+        FileSystems.rename([temp], [path])
+        return
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    with open(temp, "wb") as handle:
+        try:
+            yield handle
+        except BaseException:
+            handle.close()
+            os.unlink(temp)
+            raise
+    os.replace(temp, path)

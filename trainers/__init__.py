@@ -1,0 +1,1 @@
+"""PyTorch models, training, decoding and evaluation (never imports Beam)."""
