@@ -1,0 +1,58 @@
+"""Covering grammars: every acceptable reading of a token, and a fast licensed/unlicensed judgement.
+
+    from tnforge.grammars import readings, licenses
+    readings("3kg", "MEASURE")                    # ['three k g', 'three kilogram', 'three kilograms']
+    licenses("2016", "twenty sixteen", "DATE")    # True
+
+pynini is imported on the first call, not when this package is imported. The compiled number FSTs come
+from a FAR cache keyed by the grammar sources, the tables and the pynini version (see cache.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tnforge.grammars.grammar import Grammar
+
+#: Classes whose grammar really covers the corpus's readings (hard constraints may be used for them).
+COVERED_CLASSES: frozenset[str] = frozenset({
+    "PLAIN", "PUNCT", "DATE", "LETTERS", "CARDINAL", "VERBATIM", "MEASURE", "ORDINAL", "DECIMAL", "DIGIT",
+    "MONEY", "FRACTION", "TIME", "TELEPHONE", "ADDRESS",
+})
+
+
+def get_grammar() -> Grammar:
+    """The process-wide grammar (built, or loaded from the FAR cache, on first use)."""
+    from tnforge.grammars.grammar import default_grammar
+
+    return default_grammar()
+
+
+def readings(before: str, cls: str | None = None, limit: int = 1000) -> list[str]:
+    """Up to `limit` licensed readings of a written token in a semiotic class (any class when None)."""
+    return get_grammar().readings(before, cls, limit)
+
+
+def licenses(before: str, reading: str, cls: str | None = None) -> bool:
+    """Whether `reading` is an acceptable reading of `before` (in `cls`, or in any class when None)."""
+    return get_grammar().licenses(before, reading, cls)
+
+
+def licenses_batch(items: Iterable[tuple[str, str, str | None]]) -> list[bool]:
+    """`licenses` for many (before, reading, cls) triples, with a per-distinct-token cache."""
+    return get_grammar().licenses_batch(items)
+
+
+def reading_words(before: str, cls: str | None = None, limit: int = 1000) -> frozenset[tuple[str, ...]]:
+    """The licensed readings of a token as word tuples (capped), for a constrained decoder's masks."""
+    return get_grammar().reading_words(before, cls, limit)
+
+
+def covered_classes() -> frozenset[str]:
+    """Classes the grammar really covers (ELECTRONIC is over-generated only loosely: not a hard constraint)."""
+    return COVERED_CLASSES
+
+
+__all__ = ["readings", "licenses", "licenses_batch", "reading_words", "covered_classes", "get_grammar", "COVERED_CLASSES"]

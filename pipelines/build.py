@@ -2,9 +2,11 @@
 
 Graph (elements are files, Arrow tables and small count objects — never one dict per token):
 
-  files ─ Reshuffle ─┬─ file_stats ── merge ── plan ─────────────┐ (side input)
-                     └─ build_file ──┬─ tables ── GroupByKey(dataset, split, shard) ── write_shard
-                                     └─ counts / pairs ── merge ── GroupByKey(shard) ── write pairs
+  files ─ Reshuffle ─ parse_file ─┬─ rejects ──────────────────────────────┐
+          (Arrow cache per file)  ├─ stats ── merge ── plan ─┐ (side input)   │
+                                  └─ (path, cache) ── build_file ─┬─ tables ──┴─ GroupByKey(dataset, split,
+                                                                  │              shard) ── write_shard
+                                                                  └─ counts, pairs ── GroupByKey(shard) ── write
   state (stats, plan, counts, written files) ── one JSON the driver turns into manifest.json
 """
 
@@ -12,24 +14,34 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
-from collections import Counter
 from collections.abc import Iterable
 
 import apache_beam as beam
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.datasets import dataset_path, shard_name, shard_of, write_shard
 from tnforge.filesystems import is_remote, open_binary, write_atomically
 from tnforge.generators.sampling import SamplingPlan, TrainStats, make_plan
-from tnforge.hashing import stable_hash64
 from tnforge.pipelines.build_config import BuildConfig
-from tnforge.pipelines.build_steps import FileOutput, FileStats, SplitCounts, build_file, file_stats
+from tnforge.pipelines.build_steps import (
+    FileOutput,
+    FileStats,
+    SplitCounts,
+    build_file,
+    count_pairs,
+    pair_keys,
+    parse_file,
+)
 from tnforge.pipelines.runner import is_dry_run, make_pipeline, pipeline_options
 from tnforge.progress import log
 
 STATE_FILE = ".tnforge-build-state.json"
+CACHE_DIR = ".tnforge-cache"
 
 
 class _MergeStats(beam.CombineFn):
@@ -93,7 +105,7 @@ class _MergeCounts(beam.CombineFn):
         return acc
 
 
-class _StatsFn(beam.DoFn):
+class _ParseFn(beam.DoFn):
     def __init__(self, config: BuildConfig, total: int) -> None:
         self._config = config
         self._total = total
@@ -101,10 +113,19 @@ class _StatsFn(beam.DoFn):
     def process(self, item: tuple[int, str, int]):
         index, path, size = item
         start = time.monotonic()
-        stats = file_stats(path, size, self._config)
-        log(f"pass 1/2 (statistics) · file {index + 1}/{self._total} · {os.path.basename(path)} · "
-            f"{stats.report.records:,} records · {time.monotonic() - start:.1f}s")
-        yield stats
+        cache = cache_path(self._config.out, index)
+        for piece in parse_file(path, size, cache, self._config):
+            if isinstance(piece, FileStats):
+                log(f"pass 1/2 (read, split, count) · file {index + 1}/{self._total} · {os.path.basename(path)} · "
+                    f"{piece.report.records:,} records · {time.monotonic() - start:.1f}s")
+                yield piece
+            else:
+                yield beam.pvalue.TaggedOutput("rejects", (("rejects", "", 0), piece))
+
+
+def cache_path(out: str, index: int) -> str:
+    """Where pass 1 keeps the parsed tokens of input file `index`."""
+    return os.path.join(out, CACHE_DIR, f"{index:06d}.arrow")
 
 
 class _BuildFn(beam.DoFn):
@@ -113,37 +134,33 @@ class _BuildFn(beam.DoFn):
         self._total = total
         self._shards = shards
 
-    def process(self, item: tuple[int, str, int], plan: SamplingPlan):
-        index, path, _ = item
+    def process(self, item: tuple[str, str], plan: SamplingPlan):
+        path, cache = item
         start = time.monotonic()
         rows = 0
-        for piece in build_file(path, self._config, plan, self._shards):
+        for piece in build_file(path, cache, self._config, plan, self._shards):
             if isinstance(piece, FileOutput):
+                pairs, piece.pairs = piece.pairs, None
                 yield beam.pvalue.TaggedOutput("counts", piece)
-                for shard, pairs in _pairs_by_shard(piece.pairs, self._shards).items():
-                    yield beam.pvalue.TaggedOutput("pairs", (shard, pairs))
+                if pairs is not None and pairs.num_rows:
+                    yield from _pair_pieces(pairs, self._shards)
             else:
                 rows += piece[1].num_rows if piece[0][0] == "examples" else 0
                 yield piece
-        log(f"pass 2/2 (examples)   · file {index + 1}/{self._total} · {os.path.basename(path)} · "
-            f"{rows:,} examples · {time.monotonic() - start:.1f}s")
+        log(f"pass 2/2 (examples)           · {os.path.basename(path)} · {rows:,} examples · "
+            f"{time.monotonic() - start:.1f}s")
 
 
-def pair_key(cls: str, before: str, after: str) -> int:
-    """Stable key of a positive pair."""
-    return stable_hash64(cls, before, after)
-
-
-def _pairs_by_shard(pairs: Counter, shards: int) -> dict[tuple[str, int], list]:
-    out: dict[tuple[str, int], list] = {}
-    if not pairs:
-        return out
-    items = list(pairs.items())
-    keys = [pair_key(c, b, a) for (_, c, b, a), _ in items]
-    index = shard_of(pa.array(keys, pa.uint64()).to_numpy(), shards)
-    for ((split, cls, before, after), count), key, shard in zip(items, keys, index, strict=True):
-        out.setdefault((split, int(shard)), []).append((key, cls, before, after, count))
-    return out
+def _pair_pieces(pairs: pa.Table, shards: int):
+    """Counted pairs of one file, keyed by (split, shard) of their stable key."""
+    keys = pair_keys(pairs)
+    pairs = pairs.append_column("key", pa.array(keys, pa.uint64()))
+    index = shard_of(keys, shards)
+    for shard in np.unique(index):
+        part = pairs.filter(pa.array(index == shard))
+        for split in sorted(set(part.column("split").to_pylist())):
+            chunk = part.filter(pc.equal(part.column("split"), split))
+            yield beam.pvalue.TaggedOutput("pairs", ((split, int(shard)), chunk))
 
 
 def _table_path(out: str, dataset: str, split: str, shard: int, shards: int) -> str:
@@ -170,21 +187,14 @@ class _WritePairs(beam.DoFn):
         self._out = out
         self._shards = shards
 
-    def process(self, element: tuple[tuple[str, int], Iterable[list]]):
-        (split, shard), lists = element
-        totals: Counter = Counter()
-        for items in lists:
-            for key, cls, before, after, count in items:
-                totals[(key, cls, before, after)] += count
-        rows = list(totals.items())
-        table = pa.table({
-            "key": pa.array([k[0] for k, _ in rows], pa.uint64()),
-            "split": pa.array([split] * len(rows), pa.string()),
-            "class": pa.array([k[1] for k, _ in rows], pa.string()),
-            "before": pa.array([k[2] for k, _ in rows], pa.string()),
-            "after": pa.array([k[3] for k, _ in rows], pa.string()),
-            "count": pa.array([c for _, c in rows], pa.int64()),
-        })
+    def process(self, element: tuple[tuple[str, int], Iterable[pa.Table]]):
+        (split, shard), tables = element
+        merged = pa.concat_tables(list(tables))
+        keys = merged.select(["class", "before", "after", "key"]).group_by(
+            ["class", "before", "after"], use_threads=False).aggregate([("key", "min")])
+        keys = keys.rename_columns(["class", "before", "after", "key"])
+        totals = count_pairs(merged.select(["split", "class", "before", "after", "count"]))
+        table = totals.join(keys, ["class", "before", "after"], use_threads=False)
         write_shard(table, _table_path(self._out, "positive_pairs", split, shard, self._shards), schemas.POSITIVE_PAIRS)
         yield ("positive_pairs", split, shard, table.num_rows)
 
@@ -228,13 +238,15 @@ def run_pipeline(config: BuildConfig, files: list[tuple[str, int]], shards: int,
     total = len(items)
     pipeline = make_pipeline(options)
     files_pc = pipeline | "Files" >> beam.Create(items) | "Spread" >> beam.Reshuffle()
-    stats = (files_pc | "Statistics" >> beam.ParDo(_StatsFn(config, total))
-             | "MergeStatistics" >> beam.CombineGlobally(_MergeStats(config)))
+    parsed = files_pc | "Parse" >> beam.ParDo(_ParseFn(config, total)).with_outputs("rejects", main="stats")
+    stats = parsed.stats | "MergeStatistics" >> beam.CombineGlobally(_MergeStats(config))
     plan = stats | "Plan" >> beam.Map(lambda s: make_plan(s["train"], config.sampling))
-    built = files_pc | "BuildExamples" >> beam.ParDo(
+    caches = parsed.stats | "Caches" >> beam.Map(lambda s: (s.path, s.cache)) | "SpreadCaches" >> beam.Reshuffle()
+    built = caches | "BuildExamples" >> beam.ParDo(
         _BuildFn(config, total, shards), plan=beam.pvalue.AsSingleton(plan)
     ).with_outputs("counts", "pairs", main="tables")
-    written_tables = (built.tables | "GroupShards" >> beam.GroupByKey()
+    tables = (built.tables, parsed.rejects) | "AllTables" >> beam.Flatten()
+    written_tables = (tables | "GroupShards" >> beam.GroupByKey()
                       | "WriteShards" >> beam.ParDo(_WriteTables(config.out, shards)))
     written_pairs = (built.pairs | "GroupPairs" >> beam.GroupByKey()
                      | "WritePairs" >> beam.ParDo(_WritePairs(config.out, shards)))
@@ -251,6 +263,7 @@ def run_pipeline(config: BuildConfig, files: list[tuple[str, int]], shards: int,
     with open_binary(state_path) as handle:
         state = json.loads(handle.read())
     _remove(state_path)
+    _remove(os.path.join(config.out, CACHE_DIR))
     return state
 
 
@@ -259,5 +272,7 @@ def _remove(path: str) -> None:
         from apache_beam.io.filesystems import FileSystems
 
         FileSystems.delete([path])
-    else:
+    elif os.path.isdir(path):
+        shutil.rmtree(path)
+    elif os.path.exists(path):
         os.remove(path)

@@ -18,7 +18,7 @@ class BuildConfig:
 
     inputs: tuple[str, ...]
     out: str
-    split: str = "hash"  # resolved: standard | hash | none
+    split: str = "auto"  # auto | standard | hash | none (auto is resolved before the build runs)
     split_ratios: tuple[float, float, float] = (0.9, 0.05, 0.05)
     window: int = DEFAULT_WIDTH
     trivial_fraction: float = 0.10

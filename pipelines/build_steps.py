@@ -1,8 +1,9 @@
-"""File-level steps of the dataset build, in plain Python (Beam calls them once per input file).
+"""File-level steps of the dataset build, in plain Python over Arrow arrays (Beam calls them per file).
 
-Pass 1 (`file_stats`) reads a file and returns what the global sampling plan needs; pass 2
-(`build_file`) reads it again and turns it into Arrow tables of examples, sentences and rejects, and
-counts of positive pairs. Both move whole batches of sentences, never one dict per token.
+Pass 1 (`parse_file`) reads a corpus file once, routes each sentence to its split, counts what the
+global sampling plan needs, and writes the parsed tokens to an Arrow IPC cache beside the output.
+Pass 2 (`build_file`) reads that cache and, with the plan, makes the example, sentence and pair tables
+with vectorised Arrow/NumPy operations: no per-token Python objects on the hot path.
 """
 
 from __future__ import annotations
@@ -14,19 +15,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.datasets import shard_of
+from tnforge.filesystems import open_binary, write_atomically
 from tnforge.generators.sampling import SamplingPlan, TrainStats, sample_hashes, upsample_group
 from tnforge.hashing import key64, stable_hash64
 from tnforge.pipelines.build_config import BuildConfig
-from tnforge.readers import FileReport, Reject, Sentence, read_corpus_file, source_name, source_stem
+from tnforge.readers import FileReport, TokenBlock, read_corpus_file, source_name, source_stem
 from tnforge.splits import EXCLUDED
-from tnforge.windows import window_input
 
-SPLIT_CODES = {"train": 0, "dev": 1, "test": 2, EXCLUDED: 3}
-BATCH_TOKENS = 100_000
-_TRIVIAL = schemas.TRIVIAL_TARGETS
+SPLIT_NAMES = ("train", "dev", "test", EXCLUDED)
+SPLIT_CODES = {name: code for code, name in enumerate(SPLIT_NAMES)}
+_TRIVIAL = pa.array(sorted(schemas.TRIVIAL_TARGETS), pa.string())
+CACHE_SCHEMA = pa.schema([
+    ("sentence_id", pa.int64()), ("token_index", pa.int32()), ("line", pa.int64()), ("split", pa.int8()),
+    ("text_hash", pa.uint64()), ("class", pa.string()), ("before", pa.string()), ("after", pa.string()),
+])
 
 
 @dataclass
@@ -58,6 +64,7 @@ class FileStats:
 
     path: str
     size: int
+    cache: str
     sha256: str = ""
     report: FileReport | None = None
     splits: dict[str, SplitCounts] = field(default_factory=lambda: {s: SplitCounts() for s in schemas.SPLITS})
@@ -65,200 +72,237 @@ class FileStats:
     train: TrainStats = field(default_factory=TrainStats)
 
 
-@dataclass
-class _Batch:
-    """Sentences of one batch, flattened to parallel per-token lists."""
-
-    sentences: list[Sentence]
-    splits: list[str]
-    text_hashes: list[int]
+def _value_counts(values: pa.Array) -> Counter:
+    counts = pc.value_counts(values)
+    return Counter(dict(zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True)))
 
 
-def _batches(path: str, config: BuildConfig, report: FileReport, rejects: list[Reject], digest=None) -> Iterator[_Batch]:
+def _keys(base: int, sentence_ids: np.ndarray, token_index: np.ndarray) -> np.ndarray:
+    return key64(base, sentence_ids, token_index)
+
+
+def _route(block: TokenBlock, config: BuildConfig, file_split: str | None) -> tuple[list[int], np.ndarray]:
+    """Text hash and split code of each sentence of a block."""
     rule = config.split_rule
-    file_split = rule.file_split(path) if rule.mode == "standard" else None
-    batch = _Batch([], [], [])
-    size = 0
-    for item in read_corpus_file(path, report, config.max_token_chars, digest):
-        if type(item) is Reject:
-            rejects.append(item)
-            continue
-        text_hash = stable_hash64(" ".join(item.befores))
-        batch.sentences.append(item)
-        batch.text_hashes.append(text_hash)
-        batch.splits.append(rule.sentence_split(file_split, text_hash, item.lines[-1]))
-        size += len(item.lines)
-        if size >= BATCH_TOKENS:
-            yield batch
-            batch = _Batch([], [], [])
-            size = 0
-    if batch.sentences:
-        yield batch
+    written = pc.binary_join(pa.ListArray.from_arrays(pa.array(block.offsets, pa.int32()), block.befores), " ")
+    hashes = [stable_hash64(text) for text in written.to_pylist()]
+    last_lines = block.lines.to_numpy()[block.offsets[1:] - 1]
+    codes = np.fromiter(
+        (SPLIT_CODES[rule.sentence_split(file_split, h, int(line))] for h, line in zip(hashes, last_lines, strict=True)),
+        dtype=np.int8, count=len(hashes),
+    )
+    return hashes, codes
 
 
-def _flat(batch: _Batch, base: int, seed: int):
-    """Per-token arrays of a batch: split code, sentence position, token index, keys, sampling hashes."""
-    lengths = np.fromiter((len(s.lines) for s in batch.sentences), dtype=np.int64, count=len(batch.sentences))
-    codes = np.repeat(np.fromiter((SPLIT_CODES[s] for s in batch.splits), dtype=np.int8), lengths)
-    positions = np.repeat(np.arange(len(lengths)), lengths)
-    starts = np.cumsum(lengths) - lengths
-    token_index = np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
-    sentence_ids = np.repeat(np.fromiter((s.sentence_id for s in batch.sentences), dtype=np.int64), lengths)
-    keys = key64(base, sentence_ids, token_index)
-    return codes, positions, token_index, keys, sample_hashes(keys, seed)
-
-
-def file_stats(path: str, size: int, config: BuildConfig) -> FileStats:
-    """Pass 1: counts per split and class, and the train statistics sampling needs."""
+def parse_file(path: str, size: int, cache: str, config: BuildConfig) -> Iterator[FileStats | pa.Table]:
+    """Pass 1: yield reject tables as found, then the file's FileStats; the parsed tokens go to `cache`."""
     report = FileReport(path)
-    stats = FileStats(path, size, report=report)
+    stats = FileStats(path, size, cache, report=report)
     digest = hashlib.sha256()
-    rejects: list[Reject] = []
     base = stable_hash64(source_stem(path))
     options = config.sampling
-    for batch in _batches(path, config, report, rejects, digest):
-        codes, positions, token_index, _, u = _flat(batch, base, config.seed)
-        classes = [c for s in batch.sentences for c in s.classes]
-        afters = [a for s in batch.sentences for a in s.afters]
-        trivial = np.fromiter((a in _TRIVIAL for a in afters), dtype=bool, count=len(afters))
-        for split, code in SPLIT_CODES.items():
-            mask = codes == code
-            if not mask.any():
+    file_split = config.split_rule.file_split(path) if config.split == "standard" else None
+    with write_atomically(cache) as handle, pa.ipc.new_file(handle, CACHE_SCHEMA) as writer:
+        for item in read_corpus_file(path, report, config.max_token_chars, digest):
+            if isinstance(item, pa.Table):
+                yield item
                 continue
-            if split == EXCLUDED:
-                stats.excluded += int(mask.sum())
+            hashes, sentence_codes = _route(item, config, file_split)
+            lengths = np.diff(item.offsets)
+            codes = np.repeat(sentence_codes, lengths)
+            token_index = (np.arange(item.num_tokens) - np.repeat(item.offsets[:-1], lengths)).astype(np.int32)
+            sentence_ids = np.repeat(item.sentence_ids, lengths)
+            writer.write_batch(pa.record_batch([
+                pa.array(sentence_ids, pa.int64()), pa.array(token_index, pa.int32()), item.lines,
+                pa.array(codes, pa.int8()), pa.array(np.repeat(np.asarray(hashes, dtype=np.uint64), lengths)),
+                item.classes, item.befores, item.afters,
+            ], schema=CACHE_SCHEMA))
+            trivial = pc.is_in(item.afters, value_set=_TRIVIAL).to_numpy(zero_copy_only=False)
+            for name, code in SPLIT_CODES.items():
+                mask = codes == code
+                if not mask.any():
+                    continue
+                if name == EXCLUDED:
+                    stats.excluded += int(mask.sum())
+                    continue
+                counts = stats.splits[name]
+                counts.sentences += int((sentence_codes == code).sum())
+                counts.tokens.update(_value_counts(item.classes.filter(pa.array(mask))))
+                counts.trivial_tokens += int((mask & trivial).sum())
+            train = codes == SPLIT_CODES["train"]
+            if not train.any():
                 continue
-            counts = stats.splits[split]
-            counts.sentences += sum(1 for s in batch.splits if s == split)
-            counts.tokens.update(c for c, m in zip(classes, mask, strict=True) if m)
-            counts.trivial_tokens += int((mask & trivial).sum())
-        train = codes == 0
-        stats.train.add_trivial(u[train & trivial])
-        nontrivial = np.nonzero(train & ~trivial)[0]
-        stats.train.nontrivial += len(nontrivial)
-        for i in nontrivial:
-            if classes[i] in ("MEASURE", "CARDINAL"):
-                before = batch.sentences[positions[i]].befores[token_index[i]]
-                group = upsample_group(before, classes[i], options)
+            u = sample_hashes(_keys(base, sentence_ids, token_index), config.seed)
+            stats.train.add_trivial(u[train & trivial])
+            nontrivial = train & ~trivial
+            stats.train.nontrivial += int(nontrivial.sum())
+            candidates = nontrivial & pc.is_in(item.classes, value_set=pa.array(["MEASURE", "CARDINAL"])).to_numpy(
+                zero_copy_only=False)
+            for i in np.nonzero(candidates)[0]:
+                group = upsample_group(item.befores[i].as_py(), item.classes[i].as_py(), options)
                 if group:
                     stats.train.add_group_member(group, int(u[i]), options)
-        del rejects[:]
     stats.sha256 = digest.hexdigest()
-    return stats
+    yield stats
+
+
+def read_cache(cache: str) -> Iterator[pa.RecordBatch]:
+    """The record batches pass 1 wrote for a file."""
+    with open_binary(cache) as handle:
+        data = handle.read()
+    reader = pa.ipc.open_file(pa.BufferReader(data))
+    for i in range(reader.num_record_batches):
+        yield reader.get_batch(i)
 
 
 @dataclass
 class FileOutput:
-    """What pass 2 makes of one file: tables by (dataset, split, shard), pair counts and example counts."""
+    """Counts of what pass 2 made of one file, and its positive pairs (split, class, before, after, count)."""
 
-    tables: list[tuple[tuple[str, str, int], pa.Table]] = field(default_factory=list)
-    pairs: Counter = field(default_factory=Counter)
     splits: dict[str, SplitCounts] = field(default_factory=lambda: {s: SplitCounts() for s in schemas.SPLITS})
+    pairs: pa.Table | None = None
 
 
-def build_file(path: str, config: BuildConfig, plan: SamplingPlan, shards: int) -> Iterator:
-    """Pass 2: yield ((dataset, split, shard), table) pieces, then the file's FileOutput (counts, pairs)."""
-    report = FileReport(path)
-    output = FileOutput()
-    rejects: list[Reject] = []
+def windows(befores: pa.Array, sentence_ids: np.ndarray, chosen: np.ndarray, width: int) -> pa.Array:
+    """Window inputs of tokens `chosen` (indexes into a batch of whole sentences), vectorised.
+
+    Same result as `tnforge.windows.window_input` on each token's sentence.
+    """
+    n = len(befores)
+    center = pc.binary_join_element_wise(
+        schemas.NORM_OPEN, befores.take(pa.array(chosen)), schemas.NORM_CLOSE, " ")
+    parts = []
+    for offset in [*range(-width, 0), None, *range(1, width + 1)]:
+        if offset is None:
+            parts.append(center)
+            continue
+        neighbour = chosen + offset
+        inside = (neighbour >= 0) & (neighbour < n)
+        clipped = np.clip(neighbour, 0, max(n - 1, 0))
+        same = inside & (sentence_ids[clipped] == sentence_ids[chosen])
+        parts.append(pc.if_else(pa.array(same), befores.take(pa.array(clipped)), pa.scalar(None, pa.string())))
+    return pc.binary_join_element_wise(*parts, " ", null_handling="skip")
+
+
+def build_file(
+    path: str, cache: str, config: BuildConfig, plan: SamplingPlan, shards: int
+) -> Iterator[tuple[tuple[str, str, int], pa.Table] | FileOutput]:
+    """Pass 2: yield ((dataset, split, shard), table) pieces, then the file's FileOutput."""
     source = source_name(path)
     base = stable_hash64(source_stem(path))
-    width = config.window
+    output = FileOutput()
     copies_u = np.fromiter(plan.copies.keys(), dtype=np.uint64, count=len(plan.copies))
-    for batch in _batches(path, config, report, rejects):
-        codes, positions, token_index, keys, u = _flat(batch, base, config.seed)
-        sentences = batch.sentences
-        classes = [c for s in sentences for c in s.classes]
-        befores = [b for s in sentences for b in s.befores]
-        afters = [a for s in sentences for a in s.afters]
-        lines = [n for s in sentences for n in s.lines]
-        trivial = np.fromiter((a in _TRIVIAL for a in afters), dtype=bool, count=len(afters))
-        train = codes == 0
-        keep = (codes == 1) | (codes == 2) | (train & ~trivial)
+    pair_tables = []
+    for batch in read_cache(cache):
+        sentence_ids = batch.column("sentence_id").to_numpy()
+        token_index = batch.column("token_index").to_numpy()
+        codes = batch.column("split").to_numpy()
+        classes, befores, afters = batch.column("class"), batch.column("before"), batch.column("after")
+        keys = _keys(base, sentence_ids, token_index)
+        u = sample_hashes(keys, config.seed)
+        trivial = pc.is_in(afters, value_set=_TRIVIAL).to_numpy(zero_copy_only=False)
+        train = codes == SPLIT_CODES["train"]
+        keep = (codes == SPLIT_CODES["dev"]) | (codes == SPLIT_CODES["test"]) | (train & ~trivial)
         train_trivial = np.nonzero(train & trivial)[0]
         keep[train_trivial[plan.keep_trivial(u[train_trivial])]] = True
         repeat = np.ones(len(keep), dtype=np.int64)
         if len(copies_u):
-            candidates = np.nonzero(train & ~trivial & np.isin(u, copies_u))[0]
-            for i in candidates:
+            for i in np.nonzero(train & ~trivial & np.isin(u, copies_u))[0]:
                 repeat[i] = plan.copies[int(u[i])]
-        for split, code in (("train", 0), ("dev", 1), ("test", 2)):
+        chosen = np.nonzero(keep & (codes != SPLIT_CODES[EXCLUDED]))[0]
+        inputs = windows(befores, sentence_ids, chosen, config.window)
+        rows = np.repeat(chosen, repeat[chosen])
+        within = np.repeat(np.arange(len(chosen)), repeat[chosen])
+        copy = np.arange(len(rows)) - np.repeat(np.cumsum(repeat[chosen]) - repeat[chosen], repeat[chosen])
+        take = pa.array(rows)
+        examples = pa.table({
+            "key": pa.array(keys[rows], pa.uint64()),
+            "split": pa.array(np.asarray(SPLIT_NAMES, dtype=object)[codes[rows]], pa.string()),
+            "source": pa.array(np.full(len(rows), source, dtype=object), pa.string()),
+            "line": batch.column("line").take(take),
+            "sentence_id": pa.array(sentence_ids[rows], pa.int64()),
+            "token_index": pa.array(token_index[rows], pa.int32()),
+            "copy": pa.array(copy, pa.int32()),
+            "class": classes.take(take),
+            "before": befores.take(take),
+            "after": afters.take(take),
+            "trivial": pa.array(trivial[rows], pa.bool_()),
+            "input": inputs.take(pa.array(within)),
+        })
+        for name in schemas.SPLITS:
+            code = SPLIT_CODES[name]
             in_split = codes == code
             if not in_split.any():
                 continue
-            counts = output.splits[split]
-            chosen = np.nonzero(in_split & keep)[0]
-            counts.sampled_out += int(in_split.sum()) - len(chosen)
-            rows = np.repeat(chosen, repeat[chosen])
-            copy = np.arange(len(rows)) - np.repeat(np.cumsum(repeat[chosen]) - repeat[chosen], repeat[chosen])
-            counts.copies += int(len(rows) - len(chosen))
-            row_classes = [classes[i] for i in rows]
-            counts.examples.update(row_classes)
-            row_trivial = trivial[rows]
-            counts.trivial_examples += int(row_trivial.sum())
-            windows = {}
-            for i in chosen:
-                windows[i] = window_input(sentences[positions[i]].befores, int(token_index[i]), width)
-            table = pa.table({
-                "key": pa.array(keys[rows], pa.uint64()),
-                "split": pa.array([split] * len(rows), pa.string()),
-                "source": pa.array([source] * len(rows), pa.string()),
-                "line": pa.array([lines[i] for i in rows], pa.int64()),
-                "sentence_id": pa.array([sentences[positions[i]].sentence_id for i in rows], pa.int64()),
-                "token_index": pa.array(token_index[rows], pa.int32()),
-                "copy": pa.array(copy, pa.int32()),
-                "class": pa.array(row_classes, pa.string()),
-                "before": pa.array([befores[i] for i in rows], pa.string()),
-                "after": pa.array([afters[i] for i in rows], pa.string()),
-                "trivial": pa.array(row_trivial, pa.bool_()),
-                "input": pa.array([windows[i] for i in rows], pa.string()),
-            })
-            output.tables.extend(_sharded("examples", split, table, shards))
-            for i in np.nonzero(in_split & ~trivial)[0]:
-                output.pairs[(split, classes[i], befores[i], afters[i])] += 1
-        for split in schemas.SPLITS:
-            picked = [j for j, s in enumerate(batch.splits) if s == split]
-            if picked:
-                output.tables.extend(_sharded("sentences", split, _sentence_table(batch, picked, split, base), shards))
-    if rejects:
-        output.tables.append((("rejects", "", 0), _reject_table(rejects)))
-    yield from output.tables
-    output.tables = []
+            counts = output.splits[name]
+            counts.sampled_out += int((in_split & ~keep).sum())
+            counts.copies += int((repeat[in_split & keep] - 1).sum())
+            part = examples.filter(pa.array(codes[rows] == code))
+            counts.examples.update(_value_counts(part.column("class")))
+            counts.trivial_examples += int(trivial[rows][codes[rows] == code].sum())
+            yield from _sharded("examples", name, part, shards)
+            sentences = _sentence_table(batch, in_split, name, base, source)
+            yield from _sharded("sentences", name, sentences, shards)
+        pairs_mask = pa.array(~trivial & (codes != SPLIT_CODES[EXCLUDED]))
+        pair_tables.append(pa.table({
+            "split": pa.array(np.asarray(SPLIT_NAMES, dtype=object)[codes], pa.string()).filter(pairs_mask),
+            "class": classes.filter(pairs_mask), "before": befores.filter(pairs_mask),
+            "after": afters.filter(pairs_mask),
+        }))
+    if pair_tables:
+        output.pairs = count_pairs(pa.concat_tables(pair_tables))
     yield output
+
+
+def count_pairs(table: pa.Table) -> pa.Table:
+    """Distinct (split, class, before, after) rows with their counts (a `count` column)."""
+    if "count" not in table.column_names:
+        table = table.append_column("count", pa.array(np.ones(table.num_rows, dtype=np.int64)))
+    grouped = table.group_by(["split", "class", "before", "after"], use_threads=False).aggregate([("count", "sum")])
+    return grouped.rename_columns(["split", "class", "before", "after", "count"])
+
+
+def pair_keys(table: pa.Table) -> np.ndarray:
+    """Stable keys of (class, before, after) pairs."""
+    return np.fromiter(
+        (stable_hash64(c, b, a) for c, b, a in zip(table.column("class").to_pylist(), table.column("before").to_pylist(),
+                                                     table.column("after").to_pylist(), strict=True)),
+        dtype=np.uint64, count=table.num_rows,
+    )
 
 
 def _sharded(name: str, split: str, table: pa.Table, shards: int) -> list[tuple[tuple[str, str, int], pa.Table]]:
     if not table.num_rows:
         return []
+    if shards == 1:
+        return [((name, split, 0), table)]
     index = shard_of(table.column("key").to_numpy(), shards)
     return [((name, split, int(s)), table.filter(pa.array(index == s))) for s in np.unique(index)]
 
 
-def _sentence_table(batch: _Batch, picked: list[int], split: str, base: int) -> pa.Table:
-    sentences = [batch.sentences[j] for j in picked]
-    ids = np.fromiter((s.sentence_id for s in sentences), dtype=np.int64, count=len(sentences))
-    spoken = [
-        " ".join(b if a == schemas.SELF else a for b, a in zip(s.befores, s.afters, strict=True) if a != schemas.SIL)
-        for s in sentences
-    ]
+def _sentence_table(batch: pa.RecordBatch, in_split: np.ndarray, split: str, base: int, source: str) -> pa.Table:
+    tokens = batch.filter(pa.array(in_split))
+    sentence_ids = tokens.column("sentence_id").to_numpy()
+    starts = np.nonzero(np.concatenate([[True], sentence_ids[1:] != sentence_ids[:-1]]))[0]
+    offsets = pa.array(np.concatenate([starts, [len(sentence_ids)]]), pa.int32())
+    befores, afters = tokens.column("before"), tokens.column("after")
+    # Spoken form: <self> reads the token, sil reads nothing, anything else its reading.
+    voiced = pc.not_equal(afters, schemas.SIL)
+    sentence_of = np.cumsum(np.isin(np.arange(len(sentence_ids)), starts)) - 1
+    voiced_np = voiced.to_numpy(zero_copy_only=False)
+    spoken_counts = np.bincount(sentence_of[voiced_np], minlength=len(starts))
+    spoken_offsets = pa.array(np.concatenate([[0], np.cumsum(spoken_counts)]), pa.int32())
+    words = pc.if_else(pc.equal(afters, schemas.SELF), befores, afters).filter(voiced)
+    spoken = pc.binary_join(pa.ListArray.from_arrays(spoken_offsets, words), " ")
+    ids = sentence_ids[starts]
     return pa.table({
         "key": pa.array(key64(base, ids, np.full(len(ids), -1)), pa.uint64()),
-        "split": pa.array([split] * len(sentences), pa.string()),
-        "source": pa.array([s.source for s in sentences], pa.string()),
+        "split": pa.array([split] * len(ids), pa.string()),
+        "source": pa.array([source] * len(ids), pa.string()),
         "sentence_id": pa.array(ids, pa.int64()),
-        "line": pa.array([s.lines[0] for s in sentences], pa.int64()),
-        "n_tokens": pa.array([len(s.lines) for s in sentences], pa.int32()),
-        "text_hash": pa.array([batch.text_hashes[j] for j in picked], pa.uint64()),
-        "written": pa.array([" ".join(s.befores) for s in sentences], pa.string()),
-        "spoken": pa.array(spoken, pa.string()),
-    })
-
-
-def _reject_table(rejects: list[Reject]) -> pa.Table:
-    return pa.table({
-        "key": pa.array([stable_hash64(r.source, r.line) for r in rejects], pa.uint64()),
-        "source": pa.array([r.source for r in rejects], pa.string()),
-        "line": pa.array([r.line for r in rejects], pa.int64()),
-        "reason": pa.array([r.reason for r in rejects], pa.string()),
-        "raw": pa.array([r.raw for r in rejects], pa.string()),
+        "line": tokens.column("line").take(pa.array(starts)),
+        "n_tokens": pa.array(np.diff(offsets.to_numpy()), pa.int32()),
+        "text_hash": tokens.column("text_hash").take(pa.array(starts)),
+        "written": pc.binary_join(pa.ListArray.from_arrays(offsets, befores), " "),
+        "spoken": spoken,
     })

@@ -9,8 +9,8 @@ import os
 from tnforge import __version__, schemas
 from tnforge.filesystems import open_binary, write_atomically
 from tnforge.pipelines.build_config import BuildConfig
-from tnforge.splits import STANDARD_TEST_LINES
 from tnforge.readers import source_name
+from tnforge.splits import STANDARD_TEST_LINES
 
 FILE_LEVEL_REASONS = frozenset({"empty_file"})
 
@@ -49,7 +49,7 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
     plan = state["plan"]
     measure_units = {k.split(":", 1)[1]: v for k, v in plan["upsampled"].items() if k.startswith("measure:")}
     datasets: dict[str, dict | int] = {}
-    for dataset, split, shard, rows in state["written"]:
+    for dataset, split, _shard, rows in state["written"]:
         if dataset == "rejects":
             datasets["rejects"] = int(datasets.get("rejects", 0)) + rows
             continue
@@ -60,7 +60,7 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
         datasets.setdefault(name, {s: 0 for s in schemas.SPLITS})
     manifest = {
         "tnforge_version": __version__,
-        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "wall_time_s": round(wall_time, 2),
         "config": {**config.as_dict(), "shards": shards},
         "inputs": state["files"],

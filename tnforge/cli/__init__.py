@@ -60,3 +60,4 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="tnforge")
+

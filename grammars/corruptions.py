@@ -1,0 +1,69 @@
+"""Meaning-changing corruptions of gold readings, to measure (and test) that the grammars reject them.
+
+Kinds: a number word replaced by another of its kind (five → six), a magnitude changed (thousand → million),
+an ordinal made cardinal or back (fifth ↔ five), a unit or currency replaced, a month replaced, two number
+words swapped. Deterministic: every reading yields the same corruptions in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tnforge.grammars.grammar import Grammar
+
+
+def _vocabularies(g: Grammar) -> dict[str, list[str]]:
+    w = g.words
+    def one_word(names: set[str]) -> list[str]:
+        return sorted(n for n in names if " " not in n)
+
+    unit_pairs = [pair for pairs in g.units.values() for pair in pairs]
+    money = [row for rows in g.currencies.values() for row in rows]
+    return {
+        "number": [w.ones[d] for d in range(1, 10)],
+        "teen": [w.teens[d] for d in range(10, 20)],
+        "tens": [w.tens[d] for d in range(2, 10)],
+        "magnitude": [w.scales[e] for e in sorted(w.scales)],
+        "ordinal": [w.ordinal_of[w.ones[d]] for d in range(1, 10)] + [w.ordinal_of[w.teens[d]] for d in range(10, 20)],
+        "unit": one_word({s for s, _ in unit_pairs}),
+        "unit_plural": one_word({p for s, p in unit_pairs if p != s}),
+        "currency": one_word({row[0] for row in money}),
+        "currency_plural": one_word({row[1] for row in money if row[1] != row[0]}),
+        "month": [g.month_names[m] for m in range(1, 13)],
+    }
+
+
+def corruptions(g: Grammar, reading: str, per_word: int = 2) -> Iterator[tuple[str, str]]:
+    """(kind, corrupted reading) pairs; `per_word` replacements per corruptible word and kind."""
+    vocab = _vocabularies(g)
+    index = {word: kind for kind, words in vocab.items() for word in words}
+    cardinal_of = {o: c for c, o in g.words.ordinal_of.items()}
+    tokens = reading.split()
+    produced: set[str] = {reading}
+
+    def emit(kind: str, new_tokens: list[str]) -> Iterator[tuple[str, str]]:
+        text = " ".join(new_tokens)
+        if text not in produced:
+            produced.add(text)
+            yield kind, text
+
+    for position, word in enumerate(tokens):
+        kind = index.get(word)
+        if kind is None:
+            continue
+        choices = vocab[kind]
+        start = choices.index(word)
+        for step in range(1, per_word + 1):
+            replacement = choices[(start + step) % len(choices)]
+            yield from emit(f"wrong_{kind}", tokens[:position] + [replacement] + tokens[position + 1:])
+        if kind == "ordinal" and word in cardinal_of:
+            yield from emit("ordinal_to_cardinal", tokens[:position] + [cardinal_of[word]] + tokens[position + 1:])
+        if kind in ("number", "teen", "tens") and word in g.words.ordinal_of:
+            ordinal = g.words.ordinal_of[word]
+            yield from emit("cardinal_to_ordinal", tokens[:position] + [ordinal] + tokens[position + 1:])
+    numbers = [i for i, t in enumerate(tokens) if index.get(t) in ("number", "teen", "tens", "ordinal")]
+    for a, b in zip(numbers, numbers[1:], strict=False):
+        if tokens[a] != tokens[b]:
+            swapped = list(tokens)
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            yield from emit("swapped_fields", swapped)

@@ -1,0 +1,130 @@
+"""DATE: years (1984, 2016 → twenty sixteen / two thousand sixteen), decades (1980s, '80s, 990's), month names
+and abbreviations, day-month-year and month-day-year orders, ISO and numeric dates, weekdays, "the … of …"."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from tnforge.grammars.cardinal import cardinal_strings, digit_path, ordinal_strings
+from tnforge.grammars.lattice import Lattice, alt, cat, words
+from tnforge.grammars.numbers import plural
+
+if TYPE_CHECKING:
+    from tnforge.grammars.grammar import Grammar
+
+_DECADE = re.compile(r"^'?(\d{1,4})'?s$")
+_NUMERIC = re.compile(r"^(\d{1,4})([-/.])(\d{1,2})\2(\d{1,4})$")
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(\d{1,4})(?:\s*(AD|BC|CE|BCE|A\.D\.|B\.C\.))?"
+_TRAIL = " ,./;:-"
+_MONTH = r"([A-Za-z]+\.?)"
+_PATTERNS = (
+    (re.compile(rf"^{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?$"), ("month", "day", "year", "era")),
+    (re.compile(rf"^{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?$"), ("day", "month", "year", "era")),
+    (re.compile(rf"^{_MONTH},?\s+{_YEAR}$"), ("month", "year", "era")),
+)
+_PLAIN_YEAR = re.compile(rf"^{_YEAR}$")
+_WEEKDAY = re.compile(r"^([A-Za-z]+)\.?,?\s+(.*)$")
+
+
+@lru_cache(maxsize=65_536)
+def year_lattice(g: Grammar, year: str) -> Lattice:
+    """Readings of a year: paired (nineteen eighty four), cardinal (two thousand six), digit by digit."""
+    if not year.isdigit() or (len(year) > 1 and year[0] == "0"):
+        return []
+    paired = g.numbers.year(year) if len(year) in (3, 4) else ()
+    found = words(*paired, *cardinal_strings(g, year))
+    if len(year) == 4:
+        found = alt(found, [digit_path(g, year)])
+    return found
+
+
+def era_words(era: str | None) -> Lattice:
+    if not era:
+        return words("")
+    era = era.replace(".", "").upper()
+    spelled = " ".join(era.lower())
+    return words(spelled, {"AD": "anno domini", "BC": "before christ"}.get(era, spelled))
+
+
+def decade_lattice(g: Grammar, digits: str) -> Lattice:
+    """1980s → nineteen eighties, 2000s → two thousands, 40s → forties, 235s → two thirty fives."""
+    readings = set(g.numbers.year(digits)) if len(digits) in (3, 4) else set()
+    readings.update(cardinal_strings(g, digits))
+    result = set()
+    for reading in readings:
+        head, _, last = reading.rpartition(" ")
+        result.add(f"{head} {plural(last)}".strip())
+    return words(*sorted(result))
+
+
+@lru_cache(maxsize=65_536)
+def _day_month_forms(g: Grammar, day: int, month: int) -> Lattice:
+    if not 1 <= day <= 31 or month not in g.month_names:
+        return []
+    ordinal = words(*ordinal_strings(g, str(day)))
+    name = words(g.month_names[month])
+    return alt(cat(words("the", ""), ordinal, words("of"), name), cat(name, words("the", ""), ordinal))
+
+
+def day_month(g: Grammar, day: str, month: int, year: Lattice | None) -> Lattice:
+    """Every order of a day and a month (and an optional year lattice)."""
+    forms = _day_month_forms(g, int(day), month)
+    return forms if year is None or not forms else cat(forms, words("", "of"), year)
+
+
+def _month(g: Grammar, text: str) -> int | None:
+    found = g.months.get(text.lower().rstrip("."))
+    return found[0] if found else None
+
+
+def _core(g: Grammar, text: str) -> Lattice:
+    """A date without weekday."""
+    if text.isdigit():
+        return year_lattice(g, text)
+    decade = _DECADE.match(text)
+    if decade:
+        return decade_lattice(g, decade.group(1))
+    numeric = _NUMERIC.match(text)
+    if numeric:
+        first, _, middle, last = numeric.groups()
+        found: Lattice = []
+        if len(first) == 4:  # ISO year-month-day
+            found += day_month(g, last, int(middle), year_lattice(g, first))
+        elif len(last) in (2, 4):
+            year = year_lattice(g, last)
+            found += day_month(g, first, int(middle), year)  # day-month-year
+            found += day_month(g, middle, int(first), year)  # month-day-year
+        return found
+    for pattern, names in _PATTERNS:
+        match = pattern.match(text)
+        if not match:
+            continue
+        parts = dict(zip(names, match.groups(), strict=True))
+        number = _month(g, parts["month"])
+        if number is None:
+            continue
+        year = cat(year_lattice(g, parts["year"]), era_words(parts.get("era"))) if parts.get("year") else None
+        if year == []:
+            continue
+        if "day" not in parts:
+            return cat(words(g.month_names[number]), words("", "of"), year or [])
+        found = day_month(g, parts["day"], number, year)
+        if found:
+            return found
+    plain_year = _PLAIN_YEAR.match(text)
+    if plain_year and plain_year.group(2):
+        return cat(year_lattice(g, plain_year.group(1)), era_words(plain_year.group(2)))
+    return []
+
+
+def lattice(g: Grammar, token: str) -> Lattice:
+    """DATE readings."""
+    text = token.strip().rstrip(_TRAIL).strip() or token.strip()
+    weekday = _WEEKDAY.match(text)
+    if weekday and weekday.group(1).lower() in g.weekdays:
+        rest = _core(g, weekday.group(2))
+        return cat(words(g.weekdays[weekday.group(1).lower()]), words("", "the"), rest) if rest else []
+    return _core(g, text)

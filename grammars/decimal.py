@@ -1,0 +1,31 @@
+"""DECIMAL: 2.5 → two point five, 95.50 → ninety five point five o, 3.19 million, .5 → point five."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from tnforge.grammars.cardinal import clean, decimal_lattice
+from tnforge.grammars.lattice import Lattice, cat, words
+
+if TYPE_CHECKING:
+    from tnforge.grammars.grammar import Grammar
+
+_SCALED = re.compile(r"^(-?[\d,]*\.?\d+)\s*([A-Za-z]+)$")
+
+
+def number_lattice(g: Grammar, text: str) -> Lattice:
+    """A decimal or integer with an optional scale word or suffix ("66 million", "6.5m")."""
+    found = decimal_lattice(g, text)
+    if found:
+        return found
+    match = _SCALED.match(text)
+    if match and match.group(2) in g.money_scales:
+        number = decimal_lattice(g, match.group(1))
+        return cat(number, words(*g.money_scales[match.group(2)])) if number else []
+    return []
+
+
+def lattice(g: Grammar, token: str) -> Lattice:
+    """DECIMAL readings."""
+    return number_lattice(g, clean(token) or token.strip())

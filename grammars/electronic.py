@@ -1,0 +1,82 @@
+"""ELECTRONIC: URLs, domains, hashtags: letters read as words or spelled, digits one by one (or as a number),
+symbols by name (dot, slash, colon, dash, underscore, hash tag).
+
+The corpus writes these readings one character at a time (`b_letter a_letter … dot n_letter e_letter t_letter`);
+`decode_letters` turns that into plain words ("battle dot net") and `encode_letters` back.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from tnforge.grammars.cardinal import cardinal_strings, digit_path
+from tnforge.grammars.lattice import Lattice, cat, words
+
+if TYPE_CHECKING:
+    from tnforge.grammars.grammar import Grammar
+
+_PIECE = re.compile(r"[A-Za-z]+|\d+|.", re.UNICODE)
+_NAMES = {".": "dot", "/": "slash", ":": "colon", "-": "dash", "_": "underscore", "%": "percent", "#": "hash tag",
+          "@": "at", "~": "tilde", "?": "question mark", "=": "equals", "&": "and", "+": "plus"}
+
+
+def decode_letters(reading: str) -> str:
+    """`b_letter a_letter dot n_letter  _letter s_letter` → `ba dot n s` (the corpus's ELECTRONIC encoding)."""
+    out = []
+    for piece in reading.replace("  _letter", " \0").split(" "):
+        if piece == "\0" or piece == "_letter":
+            out.append(" ")
+        elif piece.endswith("_letter"):
+            out.append(piece[: -len("_letter")])
+        elif piece:
+            out.append(f" {piece} ")
+    return " ".join("".join(out).split())
+
+
+def encode_letters(reading: str) -> str:
+    """Inverse of `decode_letters`: words spelled as `x_letter`, spaces as ` _letter`, `dot` kept."""
+    tokens = []
+    for index, word in enumerate(reading.split()):
+        if word == "dot":
+            tokens.append("dot")
+            continue
+        if index and tokens[-1] != "dot":
+            tokens.append("_letter")
+        tokens.extend(f"{c}_letter" for c in word)
+    return " ".join(tokens).replace(" _letter", "  _letter")
+
+
+def _letters(run: str) -> tuple[str, ...]:
+    """A run of letters read as a word, spelled, or spelled then a word (USATODAY → u s a today)."""
+    from tnforge.grammars.plain import american
+
+    lower = run.lower()
+    choices = [lower, " ".join(lower), *sorted(american(lower))]
+    choices += [f"{' '.join(lower[:k])} {lower[k:]}" for k in range(1, len(run) - 1)]
+    return tuple(dict.fromkeys(choices))
+
+
+def lattice(g: Grammar, token: str) -> Lattice:
+    """ELECTRONIC readings (plain words; `licenses` also accepts the corpus's letter encoding)."""
+    text = token.strip()
+    if not any(char.isalpha() or char in "#@" for char in text):
+        return []
+    slots: list[tuple[str, ...]] = []
+    for piece in _PIECE.findall(text):
+        if piece.isdigit():
+            number = cardinal_strings(g, piece) if len(piece) <= 4 else ()
+            path = digit_path(g, piece)
+            if number:
+                slots.append(tuple(dict.fromkeys((*number, *(" ".join(c[0] for c in path),)))))
+            else:
+                slots.extend(path)
+        elif piece.isalpha():
+            slots.append(_letters(piece))
+        elif piece in _NAMES:
+            slots.append(tuple(n for n in (_NAMES[piece], *g.symbols.get(piece, ())) if n != "number"))
+        elif piece.isspace():
+            continue
+        else:
+            slots.append(g.symbols.get(piece, (piece,)))
+    return cat([tuple(slots)], words("")) if slots else []

@@ -1,0 +1,186 @@
+"""The grammar object: tables, compiled number FSTs, per-class covering grammars and the per-token cache."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+import time
+from collections.abc import Iterable
+from functools import cached_property
+
+from tnforge.grammars.lattice import Lattice, TokenReadings
+from tnforge.grammars.tables import Tables, load_tables
+
+#: Semiotic class → module (under tnforge.grammars) whose `lattice(grammar, token)` gives its readings.
+CLASS_MODULES: dict[str, str] = {
+    "PLAIN": "plain",
+    "PUNCT": "punct",
+    "DATE": "date",
+    "LETTERS": "letters",
+    "CARDINAL": "cardinal",
+    "VERBATIM": "verbatim",
+    "MEASURE": "measure",
+    "ORDINAL": "ordinal",
+    "DECIMAL": "decimal",
+    "ELECTRONIC": "electronic",
+    "DIGIT": "digit",
+    "MONEY": "money",
+    "FRACTION": "fraction",
+    "TIME": "time",
+    "TELEPHONE": "telephone",
+    "ADDRESS": "address",
+}
+
+
+#: Readings licensed for every token of a class (the pass-through classes' trivial targets).
+_ALWAYS: dict[str, frozenset[str]] = {"PLAIN": frozenset({"<self>"})}
+
+
+def normalize_reading(reading: str) -> str:
+    """Collapse whitespace; decode the corpus's letter-by-letter ELECTRONIC encoding (`b_letter …`)."""
+    if "_letter" in reading:
+        from tnforge.grammars.electronic import decode_letters
+
+        reading = decode_letters(reading)
+    return " ".join(reading.split())
+
+
+class Grammar:
+    """Covering grammars over one table directory, with compiled FSTs from (or into) the FAR cache."""
+
+    def __init__(self, table_dir: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None):
+        from tnforge.grammars.cache import load_or_compile, load_or_expand
+        from tnforge.grammars.numbers import NumberFsts, NumberWords, compile_fsts
+
+        started = time.perf_counter()
+        self.tables: Tables = load_tables(table_dir)
+        self.words = NumberWords(self.tables)
+        fsts, self.from_cache = load_or_compile(self.tables, lambda: compile_fsts(self.words), cache_dir)
+        self.numbers = NumberFsts(fsts, self.words)
+        # Part of loading: the small maps' (input → outputs) lists, expanded from the FSTs once and cached
+        # beside the FAR, so number lookups are dict reads from here on.
+        self.numbers.preload(load_or_expand(self.tables, self.numbers, cache_dir))
+        self.load_seconds = time.perf_counter() - started
+        self._cache: dict[tuple[str, str], TokenReadings] = {}
+        self._modules = {cls: importlib.import_module(f"tnforge.grammars.{name}") for cls, name in CLASS_MODULES.items()}
+
+    @property
+    def fsts(self) -> dict:
+        """The compiled FSTs (cardinal, year, digit, group maps) by name."""
+        return self.numbers.fsts
+
+    # --- table indexes -------------------------------------------------------------------------------
+    def _multimap(self, name: str, key: int = 0, value: int = 1) -> dict[str, tuple[str, ...]]:
+        result: dict[str, tuple[str, ...]] = {}
+        for row in self.tables[name]:
+            result[row[key]] = result.get(row[key], ()) + (row[value],)
+        return result
+
+    @cached_property
+    def months(self) -> dict[str, tuple[int, str]]:
+        """Lowercase written month (name or abbreviation) → (number, spoken)."""
+        return {row[0].lower(): (int(row[1]), row[2]) for row in self.tables["months"]}
+
+    @cached_property
+    def month_names(self) -> dict[int, str]:
+        return {number: spoken for number, spoken in self.months.values()}
+
+    @cached_property
+    def weekdays(self) -> dict[str, str]:
+        return {row[0].lower(): row[1] for row in self.tables["weekdays"]}
+
+    @cached_property
+    def units(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Unit symbol → ((singular, plural), …)."""
+        result: dict[str, tuple[tuple[str, str], ...]] = {}
+        for symbol, singular, plural in self.tables["units"]:
+            result[symbol] = result.get(symbol, ()) + ((singular, plural),)
+        return result
+
+    @cached_property
+    def currencies(self) -> dict[str, tuple[tuple[str, str, str, str], ...]]:
+        """Currency symbol or code → ((singular, plural, minor singular, minor plural), …)."""
+        result: dict[str, tuple[tuple[str, str, str, str], ...]] = {}
+        for row in self.tables["currencies"]:
+            result[row[0]] = result.get(row[0], ()) + (tuple(row[1:5]),)  # type: ignore[assignment]
+        return result
+
+    @cached_property
+    def money_scales(self) -> dict[str, tuple[str, ...]]:
+        return self._multimap("money_scales")
+
+    @cached_property
+    def symbols(self) -> dict[str, tuple[str, ...]]:
+        return self._multimap("symbols")
+
+    @cached_property
+    def plain(self) -> dict[str, tuple[str, ...]]:
+        return self._multimap("plain")
+
+    # --- queries -------------------------------------------------------------------------------------
+    def token_readings(self, before: str, cls: str) -> TokenReadings:
+        """The (cached) readings of a token in a class."""
+        key = (cls, before)
+        found = self._cache.get(key)
+        if found is None:
+            module = self._modules.get(cls)
+            if module is None:
+                raise ValueError(f"unknown semiotic class {cls!r}; expected one of {', '.join(CLASS_MODULES)}")
+            found = TokenReadings(module.lattice(self, before))
+            self._cache[key] = found
+        return found
+
+    def lattice(self, before: str, cls: str) -> Lattice:
+        return self.token_readings(before, cls).lattice
+
+    def readings(self, before: str, cls: str | None = None, limit: int = 1000) -> list[str]:
+        """Up to `limit` licensed readings of a token (all classes when cls is None)."""
+        if cls is not None:
+            return self.token_readings(before, cls).first(limit)
+        result: dict[str, None] = {}
+        for name in CLASS_MODULES:
+            for reading in self.token_readings(before, name).first(limit - len(result)):
+                result.setdefault(reading, None)
+            if len(result) >= limit:
+                break
+        return list(result)[:limit]
+
+    def licenses(self, before: str, reading: str, cls: str | None = None) -> bool:
+        """Whether the grammar of `cls` (any class when None) licenses `reading` for `before`."""
+        reading = normalize_reading(reading)
+        if not reading:
+            return False
+        if cls is not None:
+            if reading in _ALWAYS.get(cls, ()):  # pass-through: no lattice needed
+                return True
+            return reading in self.token_readings(before, cls)
+        return any(reading in self.token_readings(before, name) for name in CLASS_MODULES)
+
+    def licenses_batch(self, items: Iterable[tuple[str, str, str | None]]) -> list[bool]:
+        """`licenses` for many (before, reading, cls) triples; readings of each distinct token are cached."""
+        return [self.licenses(before, reading, cls) for before, reading, cls in items]
+
+    def reading_words(self, before: str, cls: str | None = None, limit: int = 1000) -> frozenset[tuple[str, ...]]:
+        """Licensed readings as word tuples (capped): what a constrained decoder may produce."""
+        return frozenset(tuple(r.split()) for r in self.readings(before, cls, limit))
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+
+_default: Grammar | None = None
+_lock = threading.Lock()
+
+
+def default_grammar() -> Grammar:
+    """The process-wide grammar over the shipped tables (built on first use)."""
+    global _default
+    if _default is None:
+        with _lock:
+            if _default is None:
+                _default = Grammar()
+    return _default
+
+
+__all__ = ["Grammar", "default_grammar", "normalize_reading", "CLASS_MODULES"]

@@ -1,0 +1,91 @@
+"""MEASURE: 3kg → three kilograms, 2.5 μm, 107 mph, 0.001251 g/cm3 → … grams per c c, 142/km² → … per square
+kilometers, 1,046.0 sq mi, 50% → fifty percent, 1/2 cc → half a c c, with letter-spelled unit fallbacks."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from tnforge.grammars.cardinal import clean
+from tnforge.grammars.decimal import number_lattice
+from tnforge.grammars.fraction import VULGAR, fraction_lattice
+from tnforge.grammars.lattice import Lattice, alt, cat, words
+
+if TYPE_CHECKING:
+    from tnforge.grammars.grammar import Grammar
+
+_NUMBER = re.compile(r"^(-?(?:\d[\d,]*)?(?:\.\d+)?(?:\s*(?:thousand|million|billion|trillion))?)")
+_FRACTION = re.compile(r"^(\d+)/(\d+)\s+")
+_POWER = {"2": "square", "²": "square", "3": "cubic", "³": "cubic"}
+_SPELLABLE = re.compile(r"^[A-Za-z]+$")
+
+
+def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
+    """(singular, plural) names of one unit, with powers (m2, km², sq mi, cm3) and a spelled fallback."""
+    unit = unit.strip().rstrip(".")
+    names: list[tuple[str, str]] = list(g.units.get(unit, ()))
+    if unit.lower().startswith("sq ") or unit.lower().startswith("sq."):
+        names += [(f"square {s}", f"square {p}") for s, p in g.units.get(unit[3:].strip(), ())]
+    elif unit and unit[-1] in _POWER and unit[:-1] in g.units:
+        power = _POWER[unit[-1]]
+        base = g.units[unit[:-1]]
+        names += [(f"{power} {s}", f"{power} {p}") for s, p in base]
+        names += [(f"{s} {'squared' if power == 'square' else 'cubed'}",) * 2 for s, _ in base]
+        if unit[:-1] == "cm" and power == "cubic":
+            names.append(("c c", "c c"))
+    if names and _SPELLABLE.match(unit) and len(unit) <= 4:
+        spelled = " ".join(unit.lower())
+        names.append((spelled, spelled))
+    return names
+
+
+@lru_cache(maxsize=65_536)
+def unit_lattice(g: Grammar, unit: str, has_number: bool) -> Lattice:
+    """Readings of a unit expression: a unit, or ratios of units ("km/h", "g/cm3", "/km²")."""
+    unit = unit.strip()
+    direct = _unit_names(g, unit)
+    if direct:
+        return words(*{name for pair in direct for name in pair})
+    if "/" not in unit:
+        return []
+    head, _, tail = unit.partition("/")
+    per = _unit_names(g, tail)
+    if not per:
+        return []
+    per_words = cat(words("per"), words(*{name for pair in per for name in pair}))
+    if not head.strip():
+        return per_words if has_number else []
+    top = _unit_names(g, head)
+    if not top:
+        return []
+    return cat(words(*{name for pair in top for name in pair}), per_words)
+
+
+def lattice(g: Grammar, token: str) -> Lattice:
+    """MEASURE readings."""
+    text = clean(token) if not token.strip().endswith(".") else token.strip()
+    text = text or token.strip()
+    fraction = _FRACTION.match(text)
+    if fraction:
+        unit = unit_lattice(g, text[fraction.end():], True)
+        if not unit:
+            return []
+        numerator, denominator = fraction.groups()
+        amount = fraction_lattice(g, numerator, denominator)
+        if (numerator, denominator) == ("1", "2"):
+            amount = alt(amount, words("half a", "half an"))
+        return alt(cat(amount, unit), cat(amount, words("of a", "of an"), unit))
+    if text and text[0] in VULGAR:
+        return []
+    match = _NUMBER.match(text)
+    number_text = match.group(1).strip() if match else ""
+    if not number_text or number_text in ("-", "."):
+        return []
+    number = number_lattice(g, number_text.replace(" ", ""))
+    if not number and " " in number_text:
+        number = number_lattice(g, number_text)
+    unit = unit_lattice(g, text[match.end():], True)
+    if not number or not unit:
+        return []
+    return cat(number, unit)

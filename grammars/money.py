@@ -1,0 +1,58 @@
+"""MONEY: $60 → sixty dollars, $6.5m → six point five million dollars, 88.5 million HRK, $1.50 with cents."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from tnforge.grammars.cardinal import cardinal_strings, clean, decimal_lattice
+from tnforge.grammars.lattice import Lattice, alt, cat, words
+
+if TYPE_CHECKING:
+    from tnforge.grammars.grammar import Grammar
+
+_AMOUNT = re.compile(r"^(-?(?:\d[\d,]*)?(?:\.\d+)?)\s*([A-Za-z]*)$")
+
+
+def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
+    """(currency, rest) with the currency written before or after the amount (longest symbol first)."""
+    for symbol in sorted(g.currencies, key=len, reverse=True):
+        if text.startswith(symbol):
+            return symbol, text[len(symbol):].strip()
+        if text.endswith(symbol) and (symbol[0] in "$£€¥₹₱" or text[: -len(symbol)].endswith(" ")):
+            return symbol, text[: -len(symbol)].strip()
+    return None
+
+
+def lattice(g: Grammar, token: str) -> Lattice:
+    """MONEY readings."""
+    text = clean(token) or token.strip()
+    split = _split_currency(g, text)
+    if split is None:
+        return []
+    symbol, rest = split
+    match = _AMOUNT.match(rest)
+    if not match or not match.group(1) or match.group(1) in ("-", "."):
+        return []
+    amount, scale = match.group(1), match.group(2)
+    if scale and scale not in g.money_scales:
+        return []
+    found: Lattice = []
+    for singular, plural_name, minor, minor_plural in g.currencies[symbol]:
+        names = words(singular, plural_name)
+        if scale:
+            found += cat(decimal_lattice(g, amount), words(*g.money_scales[scale]), words("", "of"), names)
+            continue
+        found += cat(decimal_lattice(g, amount), names)
+        whole, _, cents = amount.partition(".")
+        if len(cents) == 2:
+            minor_names = words(minor, minor_plural)
+            cent_words = words(*cardinal_strings(g, cents.lstrip("0") or "0"))
+            if cents == "00":
+                found += cat(words(*cardinal_strings(g, whole)), names)
+            elif whole in ("", "0"):
+                found += cat(cent_words, minor_names)
+            if whole not in ("", "0") and cents != "00":
+                found += cat(words(*cardinal_strings(g, whole)), names, words("", "and"), cent_words,
+                             alt(minor_names, words("")))
+    return found

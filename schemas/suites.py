@@ -1,0 +1,412 @@
+"""Great Expectations suites for every tnforge dataset, built from the pyarrow schemas and the manifest.
+
+Each dataset is checked through one or more *frames*: small pandas tables the validation runner
+(`tnforge.validation`) builds from the Parquet files, named `DATASET.KIND`. The frames and their columns
+are the contract between this module and the runner:
+
+  DATASET.schema           file, kind ("column"|"metadata"), expected, found   one row per expected or found
+                           column of each file, and per metadata key (dataset name, schema version)
+  examples.rows            the examples' columns + folder (split directory of the file) + after_is_trivial
+  examples.upsampling      group, kind ("measure"|"cardinal"), examples, target  (train counts)
+  examples.standard_split  split, source, rows, min_line, max_line  (original rows, copy == 0)
+  sentences.rows           the sentences' columns + folder
+  sentences.leakage        pair ("dev~train", …), shared (distinct text hashes in both), rate (shared / first)
+  positive_pairs.rows      the positive pairs' columns + folder
+  pairs.rows               the pairs' columns + folder + equals_positive (a negative whose reading is a
+                           positive reading of the same input)
+  pairs.ratios             split, type, negatives, positives, ratio, min_ratio, max_ratio
+  vocab_pairs.rows, rejects.rows, hypotheses.rows   the dataset's columns (+ folder where split)
+  manifest.counts          what, manifest, files   every count the manifest states that the files can confirm
+
+Suites are plain `great_expectations.ExpectationSuite` objects; great_expectations is imported inside the
+functions only. This module imports nothing else from the project.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from . import (
+    META_DATASET,
+    META_VERSION,
+    SCHEMAS,
+    SEMIOTIC_CLASSES,
+    SPLITS,
+    TRIVIAL_TARGETS,
+    schema_version,
+)
+
+if TYPE_CHECKING:
+    from great_expectations import ExpectationSuite
+
+#: Allowed distance (absolute share) between the train trivial share and the configured fraction.
+TRIVIAL_TOLERANCE = 0.005
+#: Allowed distance between a share the manifest reports and the share computed from the files.
+REPORTED_TOLERANCE = 1e-6
+#: How far (relative) below the configured ratio the budgeted negatives per positive may fall.
+RATIO_TOLERANCE = 0.10
+#: Negative kinds the generator takes as found rather than by the ratio budget.
+UNBUDGETED_KINDS = frozenset({"topk"})
+#: Datasets whose files sit in split folders (all but rejects and hypotheses).
+SPLIT_DATASETS = frozenset({"examples", "sentences", "positive_pairs", "pairs", "vocab_pairs"})
+#: Split pairs checked for leakage: (later split, earlier split); the rate is relative to the first.
+LEAK_PAIRS: tuple[tuple[str, str], ...] = (("dev", "train"), ("test", "train"), ("test", "dev"))
+
+
+@dataclass(frozen=True)
+class StandardSplit:
+    """The standard split's test set: the first `test_lines` lines of `test_source`."""
+
+    test_source: str
+    test_lines: int
+    test_tokens: int
+
+
+@dataclass(frozen=True)
+class SuiteParams:
+    """What the suites need to know about a build, read from its manifest (see `params_from_manifest`)."""
+
+    split: str = "hash"  # "hash" | "standard" | "none"
+    trivial_fraction: float | None = None  # configured share of trivial train examples
+    trivial_sampled: bool = True  # False when the source had fewer trivial tokens than the target
+    reported_trivial_share: float | None = None  # the share the manifest says train has
+    source_trivial_share: dict[str, float] = field(default_factory=dict)  # per split, before sampling
+    measure_min_count: int | None = None
+    cardinal_target: int | None = None
+    standard: StandardSplit | None = None
+    negative_ratio: float | str | None = None  # negatives per positive and type, or "all"
+    negative_kinds: tuple[str, ...] = ()
+
+
+def params_from_manifest(manifest: dict[str, Any] | None) -> SuiteParams:
+    """Suite parameters from a build's manifest.json contents (defaults when there is none)."""
+    if not manifest:
+        return SuiteParams()
+    config = manifest.get("config", {})
+    splits = manifest.get("splits", {})
+    sampling = manifest.get("sampling", {})
+    source_share = {}
+    for split, counts in splits.items():
+        tokens = sum(counts.get("tokens", {}).values())
+        if tokens:
+            source_share[split] = counts.get("trivial_tokens", 0) / tokens
+    standard = manifest.get("standard_split")
+    negatives = manifest.get("negatives") or {}
+    keep_rate = sampling.get("trivial_keep_rate")
+    return SuiteParams(
+        split=config.get("split", "hash"),
+        trivial_fraction=config.get("trivial_fraction"),
+        trivial_sampled=keep_rate is None or keep_rate < 1.0,
+        reported_trivial_share=sampling.get("trivial_fraction"),
+        source_trivial_share=source_share,
+        measure_min_count=config.get("measure_min_count"),
+        cardinal_target=config.get("cardinal_target"),
+        standard=StandardSplit(standard["test_source"], int(standard["test_lines"]), int(standard["test_tokens"]))
+        if standard and config.get("split") == "standard"
+        else None,
+        negative_ratio=negatives.get("ratio"),
+        negative_kinds=tuple(negatives.get("kinds", ())),
+    )
+
+
+def field_descriptor(item: pa.Field) -> str:
+    """How a column is named in the schema frame: "name: type" plus " not null" when required."""
+    return f"{item.name}: {item.type}{'' if item.nullable else ' not null'}"
+
+
+def expected_metadata(name: str) -> dict[str, str]:
+    """The Parquet metadata every file of a dataset must carry (key → value)."""
+    schema = SCHEMAS[name]
+    return {META_DATASET.decode(): name, META_VERSION.decode(): str(schema_version(schema))}
+
+
+#: Columns that name an offending row in the results of each rows frame (compact frames show all columns).
+ROW_INDEX_COLUMNS: dict[str, list[str]] = {
+    "examples": ["split", "source", "line"],
+    "sentences": ["split", "key"],
+    "positive_pairs": ["split", "before", "after"],
+    "pairs": ["split", "before", "reading", "negative_type"],
+    "vocab_pairs": ["split", "before", "word"],
+    "rejects": ["source", "line"],
+    "hypotheses": ["key", "rank"],
+}
+
+
+def index_columns(frame: str, columns: list[str]) -> list[str]:
+    """The columns that identify an offending row of a frame (given the frame's columns)."""
+    dataset, kind = frame.split(".", 1)
+    wanted = ROW_INDEX_COLUMNS.get(dataset, []) if kind == "rows" else columns
+    return [column for column in wanted if column in columns]
+
+
+def frame_names(dataset: str, params: SuiteParams) -> list[str]:
+    """The frames (and so suites) a dataset is validated through."""
+    names = [f"{dataset}.schema", f"{dataset}.rows"]
+    if dataset == "examples":
+        names.append("examples.upsampling")
+        if params.standard is not None:
+            names.append("examples.standard_split")
+    if dataset == "sentences" and params.split in ("hash", "standard"):
+        names.append("sentences.leakage")
+    if dataset == "pairs":
+        names.append("pairs.ratios")
+    return names
+
+
+def build_suite(frame: str, params: SuiteParams) -> ExpectationSuite:
+    """The expectation suite of one frame (see the module docstring for the frames)."""
+    import great_expectations as gx
+
+    dataset, kind = frame.split(".", 1)
+    if kind == "schema":
+        expectations = _schema(dataset)
+    elif frame == "manifest.counts":
+        expectations = _manifest_counts()
+    else:
+        expectations = _BUILDERS[frame](params)
+    return gx.ExpectationSuite(name=frame, expectations=expectations)
+
+
+# --- helpers -----------------------------------------------------------------------------------------
+
+
+def _gxe() -> Any:
+    import great_expectations.expectations as gxe
+
+    return gxe
+
+
+def _col(name: str) -> Any:
+    """A GX row-condition column: `_col("split") == "train"` selects the train rows."""
+    from great_expectations.expectations.row_conditions import Column
+
+    return Column(name)
+
+
+def _where(condition: Any) -> dict[str, Any]:
+    return {"row_condition": condition}
+
+
+def _common_rows(dataset: str, id_columns: list[str], nonempty: list[str]) -> list[Any]:
+    gxe = _gxe()
+    found = []
+    if len(id_columns) == 1:
+        found.append(gxe.ExpectColumnValuesToBeUnique(column=id_columns[0], description=f"{id_columns[0]} unique"))
+    else:
+        found.append(gxe.ExpectCompoundColumnsToBeUnique(
+            column_list=id_columns, description=f"ids ({', '.join(id_columns)}) unique"))
+    for column in nonempty:
+        found.append(gxe.ExpectColumnValueLengthsToBeBetween(
+            column=column, min_value=1, description=f"{column} non-empty"))
+    if "class" in SCHEMAS[dataset].names:
+        found.append(gxe.ExpectColumnValuesToBeInSet(
+            column="class", value_set=list(SEMIOTIC_CLASSES), description="class within the 16 semiotic classes"))
+    if dataset in SPLIT_DATASETS:
+        found.append(gxe.ExpectColumnValuesToBeInSet(
+            column="split", value_set=list(SPLITS), description="split is train, dev or test"))
+        found.append(gxe.ExpectColumnPairValuesToBeEqual(
+            column_A="split", column_B="folder", description="split column matches the split folder"))
+    return found
+
+
+def _labelled(kind_column: str) -> list[Any]:
+    """Checks shared by the two labelled pair datasets."""
+    gxe = _gxe()
+    return [
+        gxe.ExpectColumnValuesToBeInSet(column="label", value_set=[0, 1], description="labels in {0, 1}"),
+        gxe.ExpectColumnValueLengthsToBeBetween(
+            column=kind_column, min_value=1, description="every negative has a type", **_where(_col("label") == 0)),
+        gxe.ExpectColumnValuesToBeInSet(
+            column=kind_column, value_set=[""], description="positives have no negative type", **_where(_col("label") == 1)),
+    ]
+
+
+# --- suites ------------------------------------------------------------------------------------------
+
+
+def _schema(dataset: str) -> list[Any]:
+    gxe = _gxe()
+    return [
+        gxe.ExpectColumnPairValuesToBeEqual(
+            column_A="expected", column_B="found", description="columns and types match the pyarrow schema",
+            **_where(_col("kind") == "column")),
+        gxe.ExpectColumnPairValuesToBeEqual(
+            column_A="expected", column_B="found", description="dataset name and schema version in the metadata",
+            **_where(_col("kind") == "metadata")),
+    ]
+
+
+def _examples_rows(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    found = _common_rows("examples", ["key", "copy"], ["before", "after"])
+    found += [
+        gxe.ExpectColumnPairValuesToBeEqual(
+            column_A="trivial", column_B="after_is_trivial", description="trivial exactly when after is the self or sil marker"),
+        gxe.ExpectColumnValuesToBeBetween(column="copy", min_value=0, description="copy ≥ 0"),
+        gxe.ExpectColumnValuesToBeBetween(
+            column="copy", max_value=0, description="dev and test never up-sampled (copy = 0)",
+            **_where(_col("split") != "train")),
+        gxe.ExpectColumnValuesToBeBetween(column="line", min_value=1, description="line ≥ 1"),
+        gxe.ExpectColumnValuesToMatchRegex(
+            column="input", regex="<norm> .+ </norm>", description="input has the token between the norm markers"),
+    ]
+    if params.trivial_fraction is not None:
+        target = params.trivial_fraction
+        low = target - TRIVIAL_TOLERANCE if params.trivial_sampled else 0.0
+        found.append(gxe.ExpectColumnMeanToBeBetween(
+            column="trivial", min_value=max(low, 0.0), max_value=min(target + TRIVIAL_TOLERANCE, 1.0),
+            description=f"trivial share of train within ±{TRIVIAL_TOLERANCE * 100:g} points of {target:g}"
+            if params.trivial_sampled else f"trivial share of train at most {target:g} (source had fewer)",
+            **_where(_col("split") == "train")))
+    if params.reported_trivial_share is not None:
+        share = params.reported_trivial_share
+        found.append(gxe.ExpectColumnMeanToBeBetween(
+            column="trivial", min_value=share - REPORTED_TOLERANCE, max_value=share + REPORTED_TOLERANCE,
+            description=f"trivial share of train equals the manifest's {share:.6f}", **_where(_col("split") == "train")))
+    for split in ("dev", "test"):
+        share = params.source_trivial_share.get(split)
+        if share is not None:
+            found.append(gxe.ExpectColumnMeanToBeBetween(
+                column="trivial", min_value=share - REPORTED_TOLERANCE, max_value=share + REPORTED_TOLERANCE,
+                description=f"trivial share of {split} equals the source's {share:.6f} (never resampled)",
+                **_where(_col("split") == split)))
+    return found
+
+
+def _examples_upsampling(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    return [
+        gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="examples", column_B="target", or_equal=True,
+            description=f"every up-sampled MEASURE unit has ≥ {params.measure_min_count} train examples",
+            **_where(_col("kind") == "measure")),
+        gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="examples", column_B="target", or_equal=True,
+            description=f"the big-CARDINAL group has ≥ {params.cardinal_target} train examples",
+            **_where(_col("kind") == "cardinal")),
+    ]
+
+
+def _examples_standard_split(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    standard = params.standard
+    assert standard is not None
+    return [
+        gxe.ExpectColumnValuesToBeInSet(
+            column="source", value_set=[standard.test_source],
+            description=f"test rows all come from {standard.test_source}", **_where(_col("split") == "test")),
+        gxe.ExpectColumnValuesToBeBetween(
+            column="max_line", max_value=standard.test_lines,
+            description=f"test rows all within its first {standard.test_lines} lines",
+            **_where(_col("split") == "test")),
+        gxe.ExpectColumnSumToBeBetween(
+            column="rows", min_value=standard.test_tokens, max_value=standard.test_tokens,
+            description=f"test has the manifest's {standard.test_tokens} tokens", **_where(_col("split") == "test")),
+        gxe.ExpectColumnValuesToBeBetween(
+            column="min_line", min_value=standard.test_lines + 1,
+            description=f"no train/dev row from the first {standard.test_lines} lines of {standard.test_source}",
+            **_where((_col("split") != "test") & (_col("source") == standard.test_source))),
+    ]
+
+
+def _sentences_rows(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    return _common_rows("sentences", ["key"], ["written"]) + [
+        gxe.ExpectColumnValuesToBeBetween(column="n_tokens", min_value=1, description="n_tokens ≥ 1"),
+        gxe.ExpectColumnValuesToNotBeNull(column="text_hash", description="text_hash present"),
+    ]
+
+
+def _sentences_leakage(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    if params.split == "hash":
+        return [gxe.ExpectColumnValuesToBeBetween(
+            column="shared", max_value=0, description="hash split: no sentence text in two splits",)]
+    return [
+        gxe.ExpectColumnMeanToBeBetween(
+            column="rate", min_value=0.0, max_value=1.0, meta={"informational": True},
+            description=f"standard split: share of {first} sentences also in {second} (reported, not failed)",
+            **_where(_col("pair") == f"{first}~{second}"))
+        for first, second in LEAK_PAIRS
+    ]
+
+
+def _positive_pairs_rows(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    return _common_rows("positive_pairs", ["split", "key"], ["before", "after"]) + [
+        gxe.ExpectColumnValuesToNotBeInSet(
+            column="after", value_set=sorted(TRIVIAL_TARGETS), description="only non-trivial readings"),
+        gxe.ExpectColumnValuesToBeBetween(column="count", min_value=1, description="count ≥ 1"),
+    ]
+
+
+def _pairs_rows(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    found = _common_rows("pairs", ["key"], ["before", "reading"]) + _labelled("negative_type")
+    found.append(gxe.ExpectColumnValuesToBeInSet(
+        column="equals_positive", value_set=[False], description="no negative equal to a positive of the same input",))
+    if params.negative_kinds:
+        found.append(gxe.ExpectColumnValuesToBeInSet(
+            column="negative_type", value_set=list(params.negative_kinds),
+            description="negative types among the manifest's kinds", **_where(_col("label") == 0)))
+    return found
+
+
+def _pairs_ratios(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    if not isinstance(params.negative_ratio, (int, float)):
+        return []
+    return [
+        gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="ratio", column_B="min_ratio", or_equal=True,
+            description=f"negatives per positive, per split, not below {params.negative_ratio:g} "
+            f"(−{RATIO_TOLERANCE:.0%}, sampling noise)"),
+        gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+            column_A="max_ratio", column_B="ratio", or_equal=True,
+            description=f"negatives per positive, per split, not above {params.negative_ratio:g} (sampling noise)",
+        ),
+    ]
+
+
+def _vocab_pairs_rows(params: SuiteParams) -> list[Any]:
+    return _common_rows("vocab_pairs", ["split", "key"], ["before", "word"]) + _labelled("negative_type")
+
+
+def _rejects_rows(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    return _common_rows("rejects", ["key"], ["source", "reason"]) + [
+        gxe.ExpectColumnValuesToBeBetween(column="line", min_value=0, description="line ≥ 0"),
+    ]
+
+
+def _hypotheses_rows(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    return _common_rows("hypotheses", ["key", "rank"], ["before", "input"]) + [
+        gxe.ExpectColumnValuesToBeBetween(column="rank", min_value=0, description="rank ≥ 0"),
+        gxe.ExpectColumnValuesToBeBetween(
+            column="score", max_value=1e-4, description="score is a log-probability (≤ 0)"),
+    ]
+
+
+def _manifest_counts() -> list[Any]:
+    gxe = _gxe()
+    return [gxe.ExpectColumnPairValuesToBeEqual(
+        column_A="manifest", column_B="files", description="the manifest's counts reconcile with the files",)]
+
+
+_BUILDERS = {
+    "examples.rows": _examples_rows,
+    "examples.upsampling": _examples_upsampling,
+    "examples.standard_split": _examples_standard_split,
+    "sentences.rows": _sentences_rows,
+    "sentences.leakage": _sentences_leakage,
+    "positive_pairs.rows": _positive_pairs_rows,
+    "pairs.rows": _pairs_rows,
+    "pairs.ratios": _pairs_ratios,
+    "vocab_pairs.rows": _vocab_pairs_rows,
+    "rejects.rows": _rejects_rows,
+    "hypotheses.rows": _hypotheses_rows,
+}

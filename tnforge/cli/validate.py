@@ -1,0 +1,50 @@
+"""`tnforge validate`: check every dataset of a dataset directory with Great Expectations."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from tnforge.config import config_option
+
+
+@click.command(
+    epilog="Examples:\n\n\b\n  tnforge validate out/en\n  tnforge validate out/en --docs /tmp/en-docs\n"
+    "  tnforge validate out/en --json > report.json"
+)
+@config_option
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("--docs", "docs", type=click.Path(file_okay=False),
+              help="Where to render the Data Docs (default DIRECTORY/validation/docs).")
+@click.option("--only", help="Comma-separated datasets to check (e.g. examples,sentences,manifest); default all.")
+@click.option("--no-docs", is_flag=True, help="Skip rendering the Data Docs.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON instead of a table.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress messages on stderr.")
+def validate(directory: str, docs: str | None, only: str | None, no_docs: bool, as_json: bool, quiet: bool) -> None:
+    """Validate a dataset directory: schemas, classes, ids, sampling targets, leakage, pairs, manifest.
+
+    Writes the JSON results to DIRECTORY/validation/, renders Data Docs readable offline, prints a
+    table (dataset, expectations passed/failed, failures with what was observed) and exits with
+    status 1 when any expectation fails.
+    """
+    import json
+
+    from tnforge.validation import validate_directory
+
+    try:
+        chosen = [name.strip() for name in only.split(",") if name.strip()] if only else None
+        report = validate_directory(directory, docs_dir=docs, only=chosen, render_docs=not no_docs, quiet=quiet)
+    except (ValueError, FileNotFoundError) as error:
+        raise click.ClickException(str(error)) from error
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(report.format_table())
+    failed = len(report.failures())
+    verdict = "passed" if report.success else f"FAILED ({failed} expectation{'s' * (failed != 1)})"
+    docs_line = f", Data Docs at {report.docs_index}" if report.docs_index else ""
+    click.echo(f"validation {verdict} in {report.seconds:.1f} s; results in {report.results_dir}{docs_line}",
+               file=sys.stderr)
+    if not report.success:
+        sys.exit(1)
