@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.datasets import dataset_path, shard_name, shard_of, write_shard
-from tnforge.filesystems import is_remote, open_binary, write_atomically
+from tnforge.filesystems import is_remote, open_arrow_file, open_binary, write_atomically
 from tnforge.generators.sampling import SamplingPlan, TrainStats, make_plan
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.pipelines.build_steps import (
@@ -114,13 +114,17 @@ class _ParseFn(beam.DoFn):
         index, path, size = item
         start = time.monotonic()
         cache = cache_path(self._config.out, index)
-        for piece in parse_file(path, size, cache, self._config):
+        rejects = []
+        for piece in parse_file(path, size, cache, self._config, index):
             if isinstance(piece, FileStats):
                 log(f"pass 1/2 (read, split, count) · file {index + 1}/{self._total} · {os.path.basename(path)} · "
                     f"{piece.report.records:,} records · {time.monotonic() - start:.1f}s")
                 yield piece
             else:
-                yield beam.pvalue.TaggedOutput("rejects", (("rejects", "", 0), piece))
+                rejects.append(piece)
+        if rejects:
+            key = ("rejects", "", 0)
+            yield beam.pvalue.TaggedOutput("rejects", (key, save_piece(self._config.out, key, index, rejects)))
 
 
 def cache_path(out: str, index: int) -> str:
@@ -134,10 +138,11 @@ class _BuildFn(beam.DoFn):
         self._total = total
         self._shards = shards
 
-    def process(self, item: tuple[str, str], plan: SamplingPlan):
-        path, cache = item
+    def process(self, item: tuple[str, str, int], plan: SamplingPlan):
+        path, cache, index = item
         start = time.monotonic()
         rows = 0
+        pieces: dict[tuple[str, str, int], list[pa.Table]] = {}
         for piece in build_file(path, cache, self._config, plan, self._shards):
             if isinstance(piece, FileOutput):
                 pairs, piece.pairs = piece.pairs, None
@@ -146,9 +151,21 @@ class _BuildFn(beam.DoFn):
                     yield from _pair_pieces(pairs, self._shards)
             else:
                 rows += piece[1].num_rows if piece[0][0] == "examples" else 0
-                yield piece
+                pieces.setdefault(piece[0], []).append(piece[1])
+        for key in sorted(pieces):
+            yield key, save_piece(self._config.out, key, index, pieces.pop(key))
         log(f"pass 2/2 (examples)           · {os.path.basename(path)} · {rows:,} examples · "
             f"{time.monotonic() - start:.1f}s")
+
+
+def save_piece(out: str, key: tuple[str, str, int], index: int, tables: list[pa.Table]) -> str:
+    """Write one input file's rows for one (dataset, split, shard) to a temporary Arrow file; return its path."""
+    dataset, split, shard = key
+    path = os.path.join(out, CACHE_DIR, "pieces", f"{dataset}-{split or 'all'}-{shard:05d}-{index:06d}.arrow")
+    table = pa.concat_tables(tables)
+    with write_atomically(path) as handle, pa.ipc.new_file(handle, table.schema) as writer:
+        writer.write_table(table)
+    return path
 
 
 def _pair_pieces(pairs: pa.Table, shards: int):
@@ -163,6 +180,10 @@ def _pair_pieces(pairs: pa.Table, shards: int):
             yield beam.pvalue.TaggedOutput("pairs", ((split, int(shard)), chunk))
 
 
+def _read_piece(path: str) -> pa.Table:
+    return open_arrow_file(path).read_all()
+
+
 def _table_path(out: str, dataset: str, split: str, shard: int, shards: int) -> str:
     folder = dataset_path(out, dataset, split or None)
     return os.path.join(str(folder), shard_name(shard, shards))
@@ -173,12 +194,15 @@ class _WriteTables(beam.DoFn):
         self._out = out
         self._shards = shards
 
-    def process(self, element: tuple[tuple[str, str, int], Iterable[pa.Table]]):
-        (dataset, split, shard), tables = element
-        table = pa.concat_tables(list(tables))
+    def process(self, element: tuple[tuple[str, str, int], Iterable[str]]):
+        (dataset, split, shard), pieces = element
+        pieces = sorted(pieces)
+        table = pa.concat_tables([_read_piece(piece) for piece in pieces])
         count = 1 if dataset == "rejects" else self._shards
         path = _table_path(self._out, dataset, split, shard, count)
         write_shard(table, path, schemas.SCHEMAS[dataset])
+        for piece in pieces:
+            _remove(piece)
         yield (dataset, split, shard, table.num_rows)
 
 
@@ -241,7 +265,8 @@ def run_pipeline(config: BuildConfig, files: list[tuple[str, int]], shards: int,
     parsed = files_pc | "Parse" >> beam.ParDo(_ParseFn(config, total)).with_outputs("rejects", main="stats")
     stats = parsed.stats | "MergeStatistics" >> beam.CombineGlobally(_MergeStats(config))
     plan = stats | "Plan" >> beam.Map(lambda s: make_plan(s["train"], config.sampling))
-    caches = parsed.stats | "Caches" >> beam.Map(lambda s: (s.path, s.cache)) | "SpreadCaches" >> beam.Reshuffle()
+    caches = (parsed.stats | "Caches" >> beam.Map(lambda s: (s.path, s.cache, s.index))
+              | "SpreadCaches" >> beam.Reshuffle())
     built = caches | "BuildExamples" >> beam.ParDo(
         _BuildFn(config, total, shards), plan=beam.pvalue.AsSingleton(plan)
     ).with_outputs("counts", "pairs", main="tables")

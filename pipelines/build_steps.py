@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.datasets import shard_of
-from tnforge.filesystems import open_binary, write_atomically
+from tnforge.filesystems import open_arrow_file, write_atomically
 from tnforge.generators.sampling import SamplingPlan, TrainStats, sample_hashes, upsample_group
 from tnforge.hashing import key64, stable_hash64
 from tnforge.pipelines.build_config import BuildConfig
@@ -65,6 +65,7 @@ class FileStats:
     path: str
     size: int
     cache: str
+    index: int = 0
     sha256: str = ""
     report: FileReport | None = None
     splits: dict[str, SplitCounts] = field(default_factory=lambda: {s: SplitCounts() for s in schemas.SPLITS})
@@ -94,10 +95,12 @@ def _route(block: TokenBlock, config: BuildConfig, file_split: str | None) -> tu
     return hashes, codes
 
 
-def parse_file(path: str, size: int, cache: str, config: BuildConfig) -> Iterator[FileStats | pa.Table]:
+def parse_file(
+    path: str, size: int, cache: str, config: BuildConfig, index: int = 0
+) -> Iterator[FileStats | pa.Table]:
     """Pass 1: yield reject tables as found, then the file's FileStats; the parsed tokens go to `cache`."""
     report = FileReport(path)
-    stats = FileStats(path, size, cache, report=report)
+    stats = FileStats(path, size, cache, index, report=report)
     digest = hashlib.sha256()
     base = stable_hash64(source_stem(path))
     options = config.sampling
@@ -148,9 +151,7 @@ def parse_file(path: str, size: int, cache: str, config: BuildConfig) -> Iterato
 
 def read_cache(cache: str) -> Iterator[pa.RecordBatch]:
     """The record batches pass 1 wrote for a file."""
-    with open_binary(cache) as handle:
-        data = handle.read()
-    reader = pa.ipc.open_file(pa.BufferReader(data))
+    reader = open_arrow_file(cache)
     for i in range(reader.num_record_batches):
         yield reader.get_batch(i)
 

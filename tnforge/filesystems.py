@@ -84,3 +84,13 @@ def write_atomically(path: str) -> Iterator[IO[bytes]]:
             os.unlink(temp)
             raise
     os.replace(temp, path)
+
+
+def open_arrow_file(path: str):
+    """An Arrow IPC file reader: memory-mapped for local paths, read into memory for remote ones."""
+    import pyarrow as pa
+
+    if is_remote(path):
+        with open_binary(path) as handle:
+            return pa.ipc.open_file(pa.BufferReader(handle.read()))
+    return pa.ipc.open_file(pa.memory_map(path))

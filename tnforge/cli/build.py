@@ -56,11 +56,13 @@ def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tu
 @click.option("--negatives", default="", help="Also generate negatives of these kinds: synthetic,random,topk.")
 @click.option("--ratio", default="10", help="Negatives per positive: a number (3, 10) or 'all'.")
 @click.option("--topk-from", default=None, help="Hypotheses Parquet (from `tnforge decode`) for top-k negatives.")
+@click.option("--grammar/--no-grammar", default=None,
+              help="Judge generated negatives with the covering grammar (default: when pynini is installed).")
 @click.pass_context
 def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, split_ratios, window: int,
           trivial_fraction: float, measure_min_count: int, cardinal_min_value: int, cardinal_target: int,
           seed: int, shards: int, max_token_chars: int, workers: int, overwrite: bool, validate: bool,
-          negatives: str, ratio: str, topk_from: str | None) -> None:
+          negatives: str, ratio: str, topk_from: str | None, grammar: bool | None) -> None:
     """Build a dataset directory from corpus files (Google TSV or Kaggle CSV; globs, .gz, gs://).
 
     Without INPUT, builds the bundled sample corpus. Arguments after `--` go to Beam, e.g. to run on
@@ -100,7 +102,7 @@ def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, spl
     if kinds:
         from tnforge.pipelines.negatives import run_negatives
 
-        run_negatives(out, kinds=kinds, ratio=negative_ratio, topk_from=topk_from, grammar=None, seed=seed,
+        run_negatives(out, kinds=kinds, ratio=negative_ratio, topk_from=topk_from, grammar=grammar, seed=seed,
                       shards=manifest["config"]["shards"], pipeline_args=list(config.pipeline_args))
     if validate:
         from tnforge.validation import validate_directory

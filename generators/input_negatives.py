@@ -1,0 +1,137 @@
+"""All pairs for one input (`before`): its positives in every split, and the negatives made for them.
+
+This is the per-input unit of work. It sees the input's positives from all splits (so no negative is ever a
+reading the corpus gives as positive for it, in any split) but makes a split's negatives only from that
+split's tables (no leakage across splits).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from tnforge.generators.negative_context import SplitContext, mix
+from tnforge.generators.negative_sampling import budget, fill, take
+from tnforge.generators.random_association import global_draws, within_class
+from tnforge.generators.reading_edits import generic_edits, meaning_substitutions
+from tnforge.generators.suffix_confusions import suffix_confusions
+from tnforge.generators.topk import Hypothesis, topk_candidates
+from tnforge.generators.vocab_pairs import VocabGroup, positive_words, topk_words
+from tnforge.hashing import stable_hash64
+
+KINDS = ("synthetic", "random", "topk")
+GENERATOR_VERSION = "negatives-1"
+
+
+class Positive(NamedTuple):
+    """A positive pair of the corpus."""
+
+    split: str
+    semiotic_class: str
+    after: str
+    key: int
+
+
+class PairRow(NamedTuple):
+    split: str
+    semiotic_class: str
+    before: str
+    reading: str
+    label: int
+    negative_type: str
+    negative_subtype: str
+    source_key: int
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What to generate: kinds (subset of KINDS), ratio (None = all), cap per input, seed."""
+
+    kinds: frozenset[str]
+    ratio: float | None
+    cap: int
+    seed: int
+
+
+def _source_for(hypothesis: Hypothesis, positives: Sequence[Positive]) -> Positive:
+    for positive in positives:
+        if positive.after == hypothesis.gold and hypothesis.semiotic_class in (None, positive.semiotic_class):
+            return positive
+    for positive in positives:
+        if hypothesis.semiotic_class == positive.semiotic_class:
+            return positive
+    return positives[0]
+
+
+def _plan(
+    before: str, positive: Positive, context: SplitContext, kinds: frozenset[str], wanted: int, base: int
+) -> list[tuple[Iterator[tuple[str, str, str]], int]]:
+    """Streams and their shares of `wanted`: synthetic half (meaning-changing substitutions half of it, suffix
+    confusions a quarter, generic edits the rest), random half (within-class and global draws)."""
+    cls, reading = positive.semiotic_class, positive.after
+    synthetic = (wanted + 1) // 2 if "random" in kinds else wanted
+    synthetic = synthetic if "synthetic" in kinds else 0
+    randoms = wanted - synthetic if "random" in kinds else 0
+    plan: list[tuple[Iterator[tuple[str, str, str]], int]] = []
+    if "synthetic" in kinds:
+        meaning = (synthetic + 1) // 2
+        suffix = (synthetic - meaning + 1) // 2
+        plan += [
+            (meaning_substitutions(reading, cls, context, base), meaning),
+            (suffix_confusions(before, context, base), suffix),
+            (generic_edits(reading, cls, context, base), synthetic - meaning - suffix),
+        ]
+    if "random" in kinds:
+        within = (randoms + 1) // 2
+        plan += [(within_class(cls, context, base), within), (global_draws(context, base), randoms - within)]
+    return plan
+
+
+def input_pairs(
+    before: str,
+    positives: Sequence[Positive],
+    hypotheses: Sequence[Hypothesis],
+    contexts: Mapping[str, SplitContext],
+    settings: Settings,
+) -> tuple[list[PairRow], list[VocabGroup]]:
+    """Pair rows, and vocabulary groups (see `vocab_pairs`), for one input in every split where it has positives."""
+    forbidden = {p.after for p in positives}
+    forbidden_words = {w for p in positives for w in p.after.split()}
+    kinds = settings.kinds
+    pairs: list[PairRow] = []
+    vocab: list[VocabGroup] = []
+    for split in sorted({p.split for p in positives}):
+        context = contexts[split]
+        here = sorted((p for p in positives if p.split == split), key=lambda p: (p.semiotic_class, p.after))
+        base = stable_hash64(split, before, seed=settings.seed)
+        pairs.extend(PairRow(split, p.semiotic_class, before, p.after, 1, "", "", p.key) for p in here)
+        seen: set[str] = set()
+        wrong_hypotheses = []
+        if "topk" in kinds and hypotheses:
+            for reading, kind, subtype, hypothesis in take(
+                topk_candidates(list(hypotheses), split), settings.cap, forbidden, seen
+            ):
+                source = _source_for(hypothesis, here)
+                pairs.append(PairRow(split, source.semiotic_class, before, reading, 0, kind, subtype, source.key))
+                wrong_hypotheses.append(reading)
+        room = settings.cap - len(seen)
+        for positive in here:
+            if room <= 0:
+                break
+            positive_base = mix(base ^ positive.key)
+            wanted = min(budget(settings.ratio, 1, settings.cap, positive_base), room)
+            plan = _plan(before, positive, context, kinds, wanted, positive_base)
+            for reading, kind, subtype in fill(plan, forbidden, seen):
+                pairs.append(PairRow(split, positive.semiotic_class, before, reading, 0, kind, subtype, positive.key))
+                room -= 1
+        by_class: dict[str, list[str]] = {}
+        for positive in here:
+            by_class.setdefault(positive.semiotic_class, []).append(positive.after)
+        for cls, readings in by_class.items():
+            words = positive_words(readings)
+            wrong_words = topk_words(wrong_hypotheses, forbidden_words, settings.cap)
+            class_base = mix(base ^ stable_hash64(cls))
+            wanted = min(budget(settings.ratio, len(words), settings.cap, class_base), settings.cap - len(wrong_words))
+            vocab.append(VocabGroup(split, cls, before, words, forbidden_words, wrong_words, wanted, class_base))
+    return pairs, vocab

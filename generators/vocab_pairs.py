@@ -1,0 +1,142 @@
+"""Pairs for the vocabulary-filter dual encoder: (input, word) with label 1 for the words of the gold
+reading and 0 for words that must not appear in any reading of the input.
+
+Negative words (type in parentheses) are the words of wrong top-k hypotheses (`topk`, all of them, first),
+then draws from the same class's vocabulary (`class`) alternating with the whole split's vocabulary
+(`global`): ratio × (number of positive words) of them, capped per input. A word of any positive reading
+of the input (in any split) is never a negative. The draws are vectorised over all inputs of a batch:
+stable hashes of (input, draw number) index the vocabularies; forbidden words and repeats are dropped and
+each input keeps its first `wanted` draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
+
+from tnforge import schemas
+from tnforge.generators.negative_context import SplitContext
+from tnforge.generators.pair_keys import compose, group_hash, string_hashes, type_hash
+from tnforge.hashing import mix64
+
+_DRAW_SALT = np.uint64(0x70CA5EED)
+
+
+class VocabGroup(NamedTuple):
+    """One input and class in one split: its positive words and what its negatives must avoid."""
+
+    split: str
+    semiotic_class: str
+    before: str
+    words: list[str]  # positive words, in order
+    forbidden: Collection[str]  # words of every positive reading of the input, in any split
+    topk_words: list[str]  # negative words from wrong hypotheses (already filtered)
+    wanted: int  # how many class/global negatives to draw
+    base: int  # stable hash seeding the draws
+
+
+def positive_words(readings: Iterable[str]) -> list[str]:
+    """The distinct words of the readings, in order of first appearance."""
+    return list(dict.fromkeys(word for reading in readings for word in reading.split()))
+
+
+def topk_words(readings: Iterable[str], forbidden: Collection[str], cap: int) -> list[str]:
+    """Distinct words of wrong hypotheses that are not forbidden, in order, at most `cap`."""
+    found: dict[str, None] = {}
+    for reading in readings:
+        for word in reading.split():
+            if word not in forbidden:
+                found[word] = None
+                if len(found) >= cap:
+                    return list(found)
+    return list(found)
+
+
+def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(group index, word id, is-class-draw) of the negative draws kept, in group order."""
+    wanted = np.array([g.wanted for g in groups], dtype=np.int64)
+    vocabulary = len(context.global_vocab)
+    if vocabulary == 0 or not wanted.any():
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=bool)
+    draws = np.where(wanted > 0, wanted + wanted // 2 + 4, 0)  # spare draws for forbidden words and repeats
+    group = np.repeat(np.arange(len(groups)), draws)
+    starts = np.cumsum(draws) - draws
+    number = np.arange(len(group)) - np.repeat(starts, draws)
+    bases = np.array([g.base for g in groups], dtype=np.uint64)
+    hashes = mix64(bases[group] ^ mix64(number.astype(np.uint64) ^ _DRAW_SALT))
+
+    class_ids = [context.class_vocab_ids.get(g.semiotic_class, np.zeros(0, dtype=np.int64)) for g in groups]
+    lengths = np.array([len(ids) for ids in class_ids], dtype=np.int64)
+    offsets = np.cumsum(lengths) - lengths
+    flat = np.concatenate(class_ids) if lengths.sum() else np.zeros(1, dtype=np.int64)
+    from_class = (number % 2 == 0) & (lengths[group] > 0)
+    safe_lengths = np.maximum(lengths[group], 1).astype(np.uint64)
+    class_pick = flat[np.minimum(offsets[group] + (hashes % safe_lengths).astype(np.int64), len(flat) - 1)]
+    global_pick = (hashes % np.uint64(vocabulary)).astype(np.int64)
+    word = np.where(from_class, class_pick, global_pick)
+
+    # Forbidden (group, word) codes: positive words of the input in any split, and its top-k words.
+    word_id = {w: i for i, w in enumerate(context.global_vocab)}
+    forbidden = [
+        gi * vocabulary + word_id[w]
+        for gi, g in enumerate(groups)
+        if g.wanted > 0
+        for w in (*g.forbidden, *g.topk_words)
+        if w in word_id
+    ]
+    code = group * vocabulary + word
+    keep = ~np.isin(code, np.array(forbidden, dtype=np.int64)) if forbidden else np.ones(len(code), dtype=bool)
+    position = np.flatnonzero(keep)
+    _, first = np.unique(code[position], return_index=True)
+    position = np.sort(position[first])
+    kept_group = group[position]
+    group_start = np.searchsorted(kept_group, kept_group, side="left")
+    rank = np.arange(len(position)) - group_start
+    position = position[rank < wanted[kept_group]]
+    return group[position], word[position], from_class[position]
+
+
+def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContext], generator_version: str) -> pa.Table:
+    """A VOCAB_PAIRS table: every group's positive words, top-k words and drawn negative words."""
+    parts = []
+    for split in sorted({g.split for g in groups}):
+        here = [g for g in groups if g.split == split]
+        context = contexts[split]
+        hashes = np.array([group_hash(g.split, g.semiotic_class, g.before) for g in here], dtype=np.uint64)
+        # Positive words and top-k words: few per input, listed directly.
+        listed_group, listed_word, listed_label, listed_type = [], [], [], []
+        for index, g in enumerate(here):
+            for w in g.words:
+                listed_group.append(index), listed_word.append(w), listed_label.append(1), listed_type.append("")
+            for w in g.topk_words:
+                listed_group.append(index), listed_word.append(w), listed_label.append(0), listed_type.append("topk")
+        drawn_group, drawn_word, drawn_class = _draw(here, context)
+        vocabulary = pa.array(context.global_vocab, type=pa.string())
+        group_index = np.concatenate([np.array(listed_group, dtype=np.int64), drawn_group])
+        words = pa.concat_arrays([pa.array(listed_word, type=pa.string()), vocabulary.take(pa.array(drawn_word))])
+        types = pa.concat_arrays([
+            pa.array(listed_type, type=pa.string()),
+            pa.array(np.where(drawn_class, "class", "global").tolist(), type=pa.string()),
+        ])
+        word_hashes = np.concatenate([string_hashes(listed_word), context.vocab_hashes[drawn_word]])
+        type_hashes = np.concatenate([
+            np.array([type_hash(t) for t in listed_type], dtype=np.uint64),
+            np.where(drawn_class, np.uint64(type_hash("class")), np.uint64(type_hash("global"))).astype(np.uint64),
+        ])
+        labels = np.concatenate([np.array(listed_label, dtype=np.int8), np.zeros(len(drawn_word), dtype=np.int8)])
+        take = pa.array(group_index)
+        parts.append(pa.table({
+            "key": pa.array(compose(hashes[group_index], word_hashes, type_hashes), type=pa.uint64()),
+            "split": pa.array([split] * len(group_index), type=pa.string()),
+            "class": pa.array([g.semiotic_class for g in here], type=pa.string()).take(take),
+            "before": pa.array([g.before for g in here], type=pa.string()).take(take),
+            "word": words,
+            "label": pa.array(labels, type=pa.int8()),
+            "negative_type": types,
+            "generator_version": pa.array([generator_version] * len(group_index), type=pa.string()),
+        }, schema=schemas.VOCAB_PAIRS))
+    return pa.concat_tables(parts) if parts else schemas.VOCAB_PAIRS.empty_table()

@@ -1,0 +1,292 @@
+"""The negatives pipeline: positive pairs of a dataset directory → labelled pairs for both dual encoders.
+
+Reads DIR/pairs/positive/{split}/ (and optionally a hypotheses file), writes DIR/pairs/{split}/ (PAIRS) and
+DIR/vocab_pairs/{split}/ (VOCAB_PAIRS), and records counts in the "negatives" section of DIR/manifest.json.
+
+Shape of the Beam pipeline (batches move between stages, never single rows):
+  positive files ─► read + bucket by hash(before) ─┬─► ToList ─► build context (one small side input)
+  hypotheses     ─► read + split + bucket ─────────┤
+                                                    └─► GroupByKey(bucket) ─► per-input negatives (side input)
+  ─► Arrow tables per (dataset, split, shard) ─► GroupByKey ─► write each shard file once.
+Grouping by the input's bucket brings an input's positives from every split together, so the
+never-a-positive rule needs no global table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import apache_beam as beam
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from tnforge import schemas
+from tnforge.datasets import MANIFEST, dataset_files, dataset_path, shard_name, write_shard
+from tnforge.filesystems import write_atomically
+from tnforge.generators.input_negatives import GENERATOR_VERSION, KINDS, Positive, Settings, input_pairs
+from tnforge.generators.licensing import Licenser, resolve_grammar
+from tnforge.generators.negative_context import build_context
+from tnforge.generators.negative_sampling import DEFAULT_CAP
+from tnforge.generators.pair_tables import by_shard, pairs_table
+from tnforge.generators.topk import assign_splits, group_by_before, read_hypotheses
+from tnforge.generators.vocab_pairs import vocab_table
+from tnforge.hashing import stable_hash64
+from tnforge.pipelines.runner import make_pipeline, pipeline_options
+
+#: Work units: inputs are spread over this many buckets by a stable hash of `before`.
+BUCKETS = 32
+OUTPUTS = ("pairs", "vocab_pairs")
+POSITIVE_COLUMNS = ["key", "split", "class", "before", "after"]
+
+
+def _bucketed(table: pa.Table, buckets: int) -> Iterator[tuple[int, pa.Table]]:
+    befores = table.column("before").to_pylist()
+    hashes = {b: stable_hash64(b) % buckets for b in set(befores)}
+    index = np.fromiter((hashes[b] for b in befores), dtype=np.int64, count=len(befores))
+    for bucket in np.unique(index).tolist():
+        yield bucket, table.filter(pa.array(index == bucket))
+
+
+def read_positive_file(path: str, buckets: int) -> Iterator[tuple[int, tuple[str, pa.Table]]]:
+    """(bucket, ("positives", rows)) slices of one positive-pairs file."""
+    table = pq.read_table(path, columns=POSITIVE_COLUMNS)
+    for bucket, part in _bucketed(table, buckets):
+        yield bucket, ("positives", part)
+
+
+def read_hypothesis_file(path: str, root: str, buckets: int) -> Iterator[tuple[int, tuple[str, pa.Table]]]:
+    """(bucket, ("hypotheses", rows)) slices of a hypotheses file, each row with its example's split."""
+    table = assign_splits(read_hypotheses(path), root)
+    for bucket, part in _bucketed(table, buckets):
+        yield bucket, ("hypotheses", part)
+
+
+class GenerateNegatives(beam.DoFn):
+    """All pairs for the inputs of one bucket, as Arrow tables keyed by (dataset, split, shard)."""
+
+    def __init__(self, settings: Settings, shards: int, use_grammar: bool) -> None:
+        self.settings = settings
+        self.shards = shards
+        self.use_grammar = use_grammar
+        self.judge: Licenser | None = None
+
+    def setup(self) -> None:
+        # The grammar (pynini) is imported here, on the worker, never at module import.
+        self.judge = Licenser() if self.use_grammar else None
+
+    def process(self, element: tuple[int, list[tuple[str, pa.Table]]], contexts: dict) -> Iterator[Any]:
+        _, pieces = element
+        positive_tables = [t for kind, t in pieces if kind == "positives"]
+        hypotheses = group_by_before([t for kind, t in pieces if kind == "hypotheses"])
+        by_input: dict[str, list[Positive]] = {}
+        for table in positive_tables:
+            columns = [table.column(c).to_pylist() for c in POSITIVE_COLUMNS]
+            for key, split, cls, before, after in zip(*columns, strict=True):
+                by_input.setdefault(before, []).append(Positive(split, cls, after, key))
+        pair_rows, vocab_groups = [], []
+        for before in sorted(by_input):
+            pairs, vocab = input_pairs(before, by_input[before], hypotheses.get(before, ()), contexts, self.settings)
+            pair_rows.extend(pairs)
+            vocab_groups.extend(vocab)
+        tables = {
+            "pairs": pairs_table(pair_rows, GENERATOR_VERSION, self.judge),
+            "vocab_pairs": vocab_table(vocab_groups, contexts, GENERATOR_VERSION),
+        }
+        for dataset, table in tables.items():
+            for (split, shard), part in by_shard(table, self.shards):
+                yield (dataset, split, shard), part
+
+
+def write_output_shard(element: tuple[tuple[str, str, int], list[pa.Table | None]], root: str, shards: int) -> str:
+    """Concatenate one (dataset, split, shard)'s tables and write its file once."""
+    (dataset, split, shard), parts = element
+    schema = schemas.SCHEMAS[dataset]
+    tables = [t for t in parts if t is not None]
+    table = pa.concat_tables(tables) if tables else schema.empty_table()
+    path = dataset_path(root, dataset, split) / shard_name(shard, shards)
+    write_shard(table, path, schema)
+    return str(path)
+
+
+def build_pipeline(
+    pipeline: beam.Pipeline,
+    root: str,
+    settings: Settings,
+    topk_from: str | None,
+    use_grammar: bool,
+    shards: int,
+) -> beam.PCollection:
+    """Add the negatives transforms to a pipeline; returns the PCollection of written file paths."""
+    files = [str(path) for path in dataset_files(root, "positive_pairs")]
+    positives = (
+        pipeline
+        | "PositiveFiles" >> beam.Create(files)
+        | "ReadPositives" >> beam.FlatMap(read_positive_file, BUCKETS)
+    )
+    contexts = (
+        positives
+        | "PositiveTables" >> beam.Map(lambda item: item[1][1])
+        | "AllPositives" >> beam.combiners.ToList()
+        | "BuildContext" >> beam.Map(build_context, settings.seed)
+    )
+    sources = [positives]
+    if topk_from is not None and "topk" in settings.kinds:
+        sources.append(
+            pipeline
+            | "HypothesisFiles" >> beam.Create([str(topk_from)])
+            | "ReadHypotheses" >> beam.FlatMap(read_hypothesis_file, root, BUCKETS)
+        )
+    placeholders = pipeline | "AllShards" >> beam.Create(
+        [((dataset, split, shard), None) for dataset in OUTPUTS for split in schemas.SPLITS for shard in range(shards)]
+    )
+    generated = (
+        sources
+        | "AllInputs" >> beam.Flatten()
+        | "ByBucket" >> beam.GroupByKey()
+        | "Generate" >> beam.ParDo(
+            GenerateNegatives(settings, shards, use_grammar), beam.pvalue.AsSingleton(contexts)
+        )
+    )
+    return (
+        (generated, placeholders)
+        | "WithEmptyShards" >> beam.Flatten()
+        | "ByShard" >> beam.GroupByKey()
+        | "Write" >> beam.Map(write_output_shard, root, shards)
+    )
+
+
+def _remove_stale_shards(root: str, shards: int) -> None:
+    expected = {shard_name(i, shards) for i in range(shards)}
+    for dataset in OUTPUTS:
+        for split in schemas.SPLITS:
+            for path in dataset_path(root, dataset, split).glob("part-*.parquet"):
+                if path.name not in expected:
+                    path.unlink()
+
+
+def count_outputs(root: str) -> dict[str, Any]:
+    """Counts per split and type (and class, and subtype) of the pairs and vocabulary pairs written."""
+
+    def tally(dataset: str, by: list[str]) -> list[dict]:
+        files = dataset_files(root, dataset)
+        if not files:
+            return []
+        columns = sorted({"split", "label", "negative_type", *by})
+        table = pa.concat_tables([pq.read_table(f, columns=columns) for f in files])
+        kind = pc.if_else(
+            pc.and_(pc.equal(table.column("negative_type"), ""), pc.equal(table.column("label"), 1)),
+            "positive",
+            table.column("negative_type"),
+        )
+        table = table.append_column("type", kind)
+        return table.group_by(["split", "type", *by]).aggregate([("label", "count")]).to_pylist()
+
+    counts: dict[str, dict[str, int]] = {}
+    by_class: dict[str, dict[str, dict[str, int]]] = {}
+    subtypes: dict[str, dict[str, int]] = {}
+    licensed = 0
+    for row in tally("pairs", ["class", "negative_subtype", "licensed"]):
+        split, kind, n = row["split"], row["type"], row["label_count"]
+        counts.setdefault(split, {}).setdefault(kind, 0)
+        counts[split][kind] += n
+        cls_counts = by_class.setdefault(split, {}).setdefault(row["class"], {})
+        cls_counts[kind] = cls_counts.get(kind, 0) + n
+        if kind != "positive":
+            name = f"{kind}:{row['negative_subtype']}" if row["negative_subtype"] else kind
+            subtypes.setdefault(split, {})[name] = subtypes.get(split, {}).get(name, 0) + n
+        if row["licensed"]:
+            licensed += n
+    vocab_counts: dict[str, dict[str, int]] = {}
+    for row in tally("vocab_pairs", []):
+        vocab_counts.setdefault(row["split"], {})[row["type"]] = row["label_count"]
+
+    def ordered(mapping: dict) -> dict:
+        return {k: ordered(v) if isinstance(v, dict) else v for k, v in sorted(mapping.items())}
+
+    return {
+        "counts": ordered(counts),
+        "by_class": ordered(by_class),
+        "subtypes": ordered(subtypes),
+        "vocab_counts": ordered(vocab_counts),
+        "licensed": licensed,
+    }
+
+
+def update_manifest(root: str, section: dict[str, Any]) -> None:
+    """Read-modify-write DIR/manifest.json atomically, replacing its "negatives" section."""
+    path = os.path.join(root, MANIFEST)
+    manifest: dict[str, Any] = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            manifest = json.load(handle)
+    manifest["negatives"] = section
+    with write_atomically(path) as handle:
+        handle.write((json.dumps(manifest, indent=2, sort_keys=False) + "\n").encode("utf-8"))
+
+
+def run_negatives(
+    root: str,
+    kinds: Sequence[str],
+    ratio: float | None,
+    topk_from: str | None,
+    grammar: bool | None,
+    seed: int,
+    shards: int,
+    pipeline_args: list[str],
+    cap: int = DEFAULT_CAP,
+    progress: Callable[[str], None] | None = None,
+    workers: int | None = None,
+) -> dict[str, Any]:
+    """Generate the pairs of a dataset directory; returns the manifest's new "negatives" section.
+
+    kinds: any of "synthetic", "random", "topk"; ratio: negatives per positive (None = all candidates, up
+    to `cap` per input); topk_from: a hypotheses Parquet file (required for "topk"); grammar: judge the
+    negatives with the covering grammar (None = when available); pipeline_args: Beam options (the local
+    FnApiRunner unless they name a runner); workers: local worker processes (direct_num_workers)."""
+    say = progress or (lambda _message: None)
+    root = str(root)
+    kinds = list(dict.fromkeys(kinds))
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"unknown negative kind(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(KINDS)}")
+    if "topk" in kinds and not topk_from:
+        raise ValueError("the 'topk' kind needs a hypotheses file (--topk-from)")
+    if topk_from and "topk" not in kinds:
+        raise ValueError("a hypotheses file was given but 'topk' is not among the kinds")
+    if topk_from and not Path(topk_from).exists():
+        raise FileNotFoundError(f"{topk_from}: no such hypotheses file")
+    if ratio is not None and not ratio > 0:
+        raise ValueError(f"ratio must be positive (or 'all'), got {ratio}")
+    if shards < 1 or cap < 1:
+        raise ValueError(f"shards and cap must be at least 1 (got shards={shards}, cap={cap})")
+    if not Path(root).is_dir():
+        raise FileNotFoundError(f"{root}: no such dataset directory")
+    if not dataset_files(root, "positive_pairs"):
+        raise FileNotFoundError(f"{root}: no positive pairs under pairs/positive/ (run `tnforge build` first)")
+    use_grammar = resolve_grammar(grammar)
+    settings = Settings(kinds=frozenset(kinds), ratio=ratio, cap=cap, seed=seed)
+    say(f"generating {'+'.join(kinds)} negatives at ratio {ratio or 'all'} (cap {cap}, grammar "
+        f"{'on' if use_grammar else 'off'})")
+    with make_pipeline(pipeline_options(pipeline_args, workers)) as pipeline:
+        build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards)
+    _remove_stale_shards(root, shards)
+    say("counting the pairs written")
+    section: dict[str, Any] = {
+        "ratio": float(ratio) if ratio is not None else "all",
+        "kinds": kinds,
+        "cap": cap,
+        "seed": seed,
+        "shards": shards,
+        "grammar": use_grammar,
+        "topk_from": str(topk_from) if topk_from else None,
+        "generator_version": GENERATOR_VERSION,
+        **count_outputs(root),
+    }
+    update_manifest(root, section)
+    return section

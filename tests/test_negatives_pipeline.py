@@ -1,0 +1,179 @@
+"""The negatives pipeline end to end on a real build of the sample corpus: labels, splits, ratios, top-k,
+manifest, determinism across worker counts, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from tnforge import datasets, schemas
+from tnforge.cli import cli
+from tnforge.pipelines.negatives import run_negatives
+
+WRONG = "xyzzy plugh"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, shared_tsv) -> Path:
+    out = tmp_path_factory.mktemp("neg") / "built"
+    result = CliRunner().invoke(cli, ["build", str(shared_tsv), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def hypotheses(built, tmp_path_factory) -> tuple[Path, dict]:
+    """A hand-made hypotheses file for one train and one dev example of the build."""
+    examples = datasets.read_dataset(built, "examples", columns=["key", "split", "class", "before", "after", "trivial"])
+    examples = examples.filter(pc.invert(examples.column("trivial")))
+    chosen = {}
+    for split in ("train", "dev"):
+        rows = examples.filter(pc.equal(examples.column("split"), split)).sort_by("key").slice(0, 1).to_pylist()
+        chosen[split] = rows[0]
+    table_rows = []
+    for split, row in chosen.items():
+        for rank, hypothesis in enumerate([row["after"], f"{WRONG} {split}"]):
+            table_rows.append({"key": row["key"], "class": row["class"], "before": row["before"], "input": row["before"],
+                               "gold": row["after"], "rank": rank, "hypothesis": hypothesis, "score": -float(rank)})
+    path = tmp_path_factory.mktemp("hyps") / "hyps.parquet"
+    pq.write_table(pa.Table.from_pylist(table_rows, schema=schemas.HYPOTHESES), path)
+    return path, chosen
+
+
+def _copy(built: Path, target: Path) -> Path:
+    shutil.copytree(built, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def ratio10(built, hypotheses, tmp_path_factory) -> tuple[Path, dict]:
+    root = _copy(built, tmp_path_factory.mktemp("r10") / "ds")
+    section = run_negatives(str(root), ["synthetic", "random", "topk"], 10, str(hypotheses[0]), False, 0, 2, [])
+    return root, section
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for name in ("pairs", "vocab_pairs")
+        for p in datasets.dataset_files(root, name)
+    }
+
+
+def test_layout_schema_and_manifest(ratio10):
+    root, section = ratio10
+    for name in ("pairs", "vocab_pairs"):
+        for split in schemas.SPLITS:
+            files = sorted(p.name for p in datasets.dataset_path(root, name, split).glob("*.parquet"))
+            assert files == [datasets.shard_name(i, 2) for i in range(2)]
+    pairs = datasets.read_dataset(root, "pairs")
+    assert pairs.schema.equals(schemas.PAIRS, check_metadata=False)
+    assert len(set(pairs.column("key").to_pylist())) == pairs.num_rows
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert "config" in manifest  # the build's sections are kept
+    negatives = manifest["negatives"]
+    assert negatives == json.loads(json.dumps(section))
+    assert negatives["ratio"] == 10.0 and negatives["kinds"] == ["synthetic", "random", "topk"]
+    assert negatives["cap"] == 100 and negatives["seed"] == 0 and negatives["licensed"] == 0
+    for split in schemas.SPLITS:
+        rows = pairs.filter(pc.equal(pairs.column("split"), split))
+        assert sum(negatives["counts"][split].values()) == rows.num_rows
+        assert sum(n for c in negatives["by_class"][split].values() for n in c.values()) == rows.num_rows
+    positives = datasets.read_dataset(root, "positive_pairs")
+    assert sum(c["positive"] for c in negatives["counts"].values()) == positives.num_rows
+    assert pairs.column("licensed").null_count == pairs.num_rows  # no grammar: not judged
+
+
+def test_never_a_positive_across_splits(ratio10):
+    root, _ = ratio10
+    positives = datasets.read_dataset(root, "positive_pairs").to_pylist()
+    gold = {(p["before"], p["after"]) for p in positives}
+    gold_words = {}
+    for p in positives:
+        gold_words.setdefault(p["before"], set()).update(p["after"].split())
+    pairs = datasets.read_dataset(root, "pairs").to_pylist()
+    negatives = [r for r in pairs if r["label"] == 0]
+    assert len(negatives) > 10 * len(positives) * 0.9
+    assert not [r for r in negatives if (r["before"], r["reading"]) in gold]
+    vocab = datasets.read_dataset(root, "vocab_pairs").to_pylist()
+    assert not [r for r in vocab if r["label"] == 0 and r["word"] in gold_words[r["before"]]]
+    positive_rows = {(r["split"], r["class"], r["before"], r["reading"]) for r in pairs if r["label"] == 1}
+    assert positive_rows == {(p["split"], p["class"], p["before"], p["after"]) for p in positives}
+
+
+def test_no_leakage_across_splits(ratio10):
+    root, _ = ratio10
+    for split in ("dev", "test"):
+        positives = datasets.read_dataset(root, "positive_pairs", split).to_pylist()
+        readings = {p["after"] for p in positives}
+        words = {w for r in readings for w in r.split()}
+        pairs = datasets.read_dataset(root, "pairs", split).to_pylist()
+        drawn = [r for r in pairs if r["negative_type"] == "random" or r["negative_subtype"] == "suffix"]
+        assert drawn and all(r["reading"] in readings for r in drawn)
+        edits = [r for r in pairs if r["negative_subtype"] in ("insert", "substitute:word")]
+        assert edits and all(set(r["reading"].split()) <= words for r in edits)
+        vocab = datasets.read_dataset(root, "vocab_pairs", split).to_pylist()
+        assert all(r["word"] in words for r in vocab if r["negative_type"] in ("class", "global"))
+
+
+def test_ratio_within_tolerance(ratio10):
+    _, section = ratio10
+    train = section["counts"]["train"]
+    ratio = (train["synthetic"] + train["random"]) / train["positive"]
+    assert 9.5 <= ratio <= 10.0
+    assert 0.35 <= train["synthetic"] / (train["synthetic"] + train["random"]) <= 0.65
+    vocab = section["vocab_counts"]["train"]
+    assert 9.0 <= (vocab["class"] + vocab["global"]) / vocab["positive"] <= 10.0
+
+
+def test_topk_negatives_land_in_their_split(ratio10, hypotheses):
+    root, section = ratio10
+    _, chosen = hypotheses
+    pairs = datasets.read_dataset(root, "pairs")
+    topk = pairs.filter(pc.equal(pairs.column("negative_type"), "topk")).to_pylist()
+    assert sorted((r["split"], r["before"], r["reading"], r["negative_subtype"]) for r in topk) == sorted(
+        (split, row["before"], f"{WRONG} {split}", "rank:1") for split, row in chosen.items()
+    )
+    vocab = datasets.read_dataset(root, "vocab_pairs")
+    topk_words = vocab.filter(pc.equal(vocab.column("negative_type"), "topk")).to_pylist()
+    assert {(r["split"], r["word"]) for r in topk_words} == {
+        (split, word) for split in chosen for word in (*WRONG.split(), split)
+    }
+    assert section["counts"]["train"]["topk"] == 1 and section["counts"]["dev"]["topk"] == 1
+
+
+def test_deterministic_across_worker_counts(built, hypotheses, ratio10, tmp_path):
+    first, _ = ratio10
+    again = _copy(built, tmp_path / "again")
+    run_negatives(str(again), ["synthetic", "random", "topk"], 10, str(hypotheses[0]), False, 0, 2,
+                  ["--direct_num_workers=2", "--direct_running_mode=multi_processing"])
+    assert _files(first) == _files(again)
+
+
+def test_cli_ratio_3_and_errors(built, tmp_path):
+    root = _copy(built, tmp_path / "cli")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["negatives", str(root), "--ratio", "3", "--no-grammar", "--shards", "1"])
+    assert result.exit_code == 0, result.output
+    assert "synthetic" in result.output and "vocab" in result.output
+    negatives = json.loads((root / "manifest.json").read_text())["negatives"]
+    train = negatives["counts"]["train"]
+    assert negatives["ratio"] == 3.0
+    assert 2.8 <= (train["synthetic"] + train["random"]) / train["positive"] <= 3.0
+    assert len(list(datasets.dataset_path(root, "pairs", "train").glob("*.parquet"))) == 1
+
+    bad = runner.invoke(cli, ["negatives", str(root), "--kinds", "bogus"])
+    assert bad.exit_code == 2 and "synthetic" in bad.output
+    missing = runner.invoke(cli, ["negatives", str(root), "--kinds", "topk"])
+    assert missing.exit_code == 2 and "--topk-from" in missing.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = runner.invoke(cli, ["negatives", str(empty), "--no-grammar"])
+    assert nothing.exit_code == 1 and "tnforge build" in nothing.output
