@@ -18,6 +18,7 @@ from tnforge.cli import cli
 from tnforge.datasets import dataset_files, read_dataset
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.pipelines.build_job import BuildError, run_build
+from tnforge.windows import window_input
 
 COMPARE = ["key", "split", "sentence_id", "token_index", "copy", "class", "before", "after", "trivial", "input"]
 
@@ -57,10 +58,16 @@ def test_examples_carry_windows_and_provenance(shared_build, shared_tsv):
         assert row["after"] == after
         assert f"<norm> {before} </norm>" in row["input"]
         assert row["trivial"] == (after in ("<self>", "sil"))
-    # The window holds at most three tokens either side.
-    sample = next(r for r in dev if r["token_index"] >= 3)
-    left = sample["input"].split(" <norm> ")[0].split(" ")
-    assert len(left) == 3
+    # The vectorised windows equal the reference window of each token's sentence.
+    sentences, current = [], []
+    for line in lines:
+        if line.startswith("<eos>"):
+            sentences.append(current)
+            current = []
+        elif line:
+            current.append(line.split("\t")[1])
+    for row in dev:
+        assert row["input"] == window_input(sentences[row["sentence_id"]], row["token_index"], 3)
 
 
 def test_trivial_fraction_of_train_is_the_target(shared_build):
@@ -286,3 +293,30 @@ def test_dataflow_job_graph_builds_offline(tmp_path, shared_tsv):
         "--temp_location=gs://tnforge-test/tmp", "--dry_run=True",
     ))
     assert manifest is None
+
+
+CSV_BAD = {
+    "wrong_field_count": b'1,1,"PLAIN","x"\n',
+    "bad_id": b'1,one,"PLAIN","x","x"\n',
+    "unknown_class": b'1,1,"NOUN","x","x"\n',
+    "invalid_utf8": b'1,1,"PLAIN","\xff\xfe","x"\n',
+    "token_id_out_of_order": b'1,5,"PLAIN","x","x"\n',
+}
+
+
+@pytest.mark.parametrize("reason", sorted(CSV_BAD))
+def test_bad_csv_record_is_rejected_with_its_reason(tmp_path, reason):
+    header = b'"sentence_id","token_id","class","before","after"\n'
+    good = b'0,0,"PLAIN","A","A"\n0,1,"CARDINAL","2","two"\n'
+    bad_sentence = b'1,0,"PLAIN","The","The"\n' + CSV_BAD[reason] + b'1,2,"PUNCT",".","."\n'
+    path = tmp_path / "bad.csv"
+    path.write_bytes(header + good + bad_sentence + b'2,0,"PLAIN","B","B"\n')
+    manifest = build([path], tmp_path / "out", split="none")
+    rejects = read_dataset(tmp_path / "out", "rejects").to_pylist()
+    assert [(r["line"], r["reason"]) for r in rejects] == [
+        (4, "in_rejected_sentence"), (5, reason), (6, "in_rejected_sentence")
+    ]
+    train = read_dataset(tmp_path / "out", "examples", "train")
+    assert sorted(train.column("before").to_pylist()) in (["2", "A", "B"], ["2"], ["2", "A"], ["2", "B"])
+    assert manifest["accounting"]["input_records"] == 6 and manifest["accounting"]["reconciles"]
+    assert manifest["inputs"][0]["flavour"] == "csv"

@@ -229,8 +229,12 @@ def _decode_lines(block: bytes) -> tuple[list[str], list[int]]:
         return lines, invalid
 
 
-def _tsv_blocks(handle: io.BufferedIOBase, report: FileReport) -> Iterator[tuple[bytes, bool]]:
-    """Byte blocks that end just after an <eos> line; the last block (flagged final) is whatever is left."""
+def _chunks(handle: io.BufferedIOBase, report: FileReport, cut_at) -> Iterator[tuple[bytes, bool]]:
+    """Byte chunks of a file (BOM removed and reported), each ending where `cut_at(data, searched)` says.
+
+    `cut_at` returns the offset just after the last safe boundary in data (None if there is none yet);
+    the last chunk, flagged final, is whatever is left.
+    """
     pending = b""
     first = True
     while True:
@@ -243,7 +247,7 @@ def _tsv_blocks(handle: io.BufferedIOBase, report: FileReport) -> Iterator[tuple
         if not chunk:
             break
         data = pending + chunk
-        cut = _last_eos_end(data, len(pending))
+        cut = cut_at(data, len(pending))
         if cut is None:
             pending = data
             continue
@@ -272,7 +276,7 @@ def read_tsv(handle: io.BufferedIOBase, path: str, report: FileReport, max_chars
     assembler = _Assembler(source_name(path), report, max_chars)
     next_line = 1
     saw_any = False
-    for block, final in _tsv_blocks(handle, report):
+    for block, final in _chunks(handle, report, _last_eos_end):
         if block.endswith(b"\n"):
             block = block[:-1]
         texts, invalid = _decode_lines(block)
@@ -330,32 +334,12 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _csv_chunks(handle: io.BufferedIOBase, report: FileReport) -> Iterator[tuple[bytes, int]]:
-    """Byte chunks of a CSV file that end at a line break outside quotes, with the line number before each."""
-    pending = b""
-    first = True
-    line = 0
-    while True:
-        chunk = handle.read(BLOCK_BYTES)
-        if first:
-            first = False
-            if chunk.startswith(BOM):
-                report.bom = True
-                chunk = chunk[len(BOM):]
-        if not chunk:
-            break
-        data = pending + chunk
-        cut = data.rfind(b"\n")
-        while cut >= 0 and data.count(b'"', 0, cut) % 2:
-            cut = data.rfind(b"\n", 0, cut)
-        if cut < 0:
-            pending = data
-            continue
-        block, pending = data[: cut + 1], data[cut + 1:]
-        yield block, line
-        line += block.count(b"\n")
-    if pending:
-        yield pending, line
+def _last_csv_record_end(data: bytes, _searched: int) -> int | None:
+    """Offset just after the last line break of data that is outside quotes."""
+    cut = data.rfind(b"\n")
+    while cut >= 0 and data.count(b'"', 0, cut) % 2:
+        cut = data.rfind(b"\n", 0, cut)
+    return cut + 1 if cut >= 0 else None
 
 
 @dataclass
@@ -455,11 +439,13 @@ def read_csv(handle: io.BufferedIOBase, path: str, report: FileReport, max_chars
     carry = _CsvRows([pa.array([], pa.string()) for _ in range(5)], np.zeros(0, np.int64), np.zeros(0, np.int8))
     seen: set[int] = set()
     saw_header = False
-    for chunk, base in _csv_chunks(handle, report):
+    lines_read = 0
+    for chunk, _final in _chunks(handle, report, _last_csv_record_end):
+        base, lines_read = lines_read, lines_read + chunk.count(b"\n")
         if not saw_header:
             saw_header = True
             newline = chunk.find(b"\n")
-            chunk, base = (b"", base + 1) if newline < 0 else (chunk[newline + 1:], base + 1)
+            chunk, base = (b"", base) if newline < 0 else (chunk[newline + 1:], base + 1)
             if not chunk:
                 continue
         rows = carry.extend(_fast_csv(chunk, base) or _slow_csv(chunk, base))

@@ -6,17 +6,8 @@ from importlib import resources
 
 import click
 
+from tnforge.cli.common import PassThroughCommand
 from tnforge.config import config_option
-
-
-class _PassThroughCommand(click.Command):
-    """A command whose arguments after `--` go to Beam untouched (kept in ctx.meta['pipeline_args'])."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if "--" in args:
-            cut = args.index("--")
-            args, ctx.meta["pipeline_args"] = args[:cut], args[cut + 1:]
-        return super().parse_args(ctx, args)
 
 
 def bundled_sample() -> str:
@@ -34,7 +25,7 @@ def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tu
     return (parts[0], parts[1], parts[2])
 
 
-@click.command(cls=_PassThroughCommand, context_settings={"show_default": True})
+@click.command(cls=PassThroughCommand, context_settings={"show_default": True})
 @config_option
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("--out", "-o", required=True, help="Output dataset directory (local or gs://).")

@@ -8,21 +8,12 @@ from typing import Any
 
 import click
 
+from tnforge.cli.common import PassThroughCommand
 from tnforge.config import config_option
 
 KINDS = ("synthetic", "random", "topk")
 TYPES = ("positive", "synthetic", "random", "topk")
 VOCAB_TYPES = ("positive", "class", "global", "topk")
-
-
-class _PassThroughCommand(click.Command):
-    """A command whose arguments after `--` go to Beam untouched (kept in ctx.meta['pipeline_args'])."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if "--" in args:
-            cut = args.index("--")
-            args, ctx.meta["pipeline_args"] = args[:cut], args[cut + 1:]
-        return super().parse_args(ctx, args)
 
 
 def parse_kinds(value: str) -> list[str]:
@@ -83,7 +74,7 @@ def summary_table(section: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@click.command(cls=_PassThroughCommand, context_settings={"show_default": True})
+@click.command(cls=PassThroughCommand, context_settings={"show_default": True})
 @config_option
 @click.argument("directory", metavar="DIR", type=click.Path(file_okay=False))
 @click.option("--kinds", default="synthetic,random", help="Negative kinds: synthetic, random, topk (comma-separated).")
