@@ -220,7 +220,8 @@ def _labelled(kind_column: str) -> list[Any]:
         gxe.ExpectColumnValueLengthsToBeBetween(
             column=kind_column, min_value=1, description="every negative has a type", **_where(_col("label") == 0)),
         gxe.ExpectColumnValuesToBeInSet(
-            column=kind_column, value_set=[""], description="positives have no negative type", **_where(_col("label") == 1)),
+            column=kind_column, value_set=[""], description="corpus positives have no negative type",
+            **_where(_col("corpus_positive") == True)),  # noqa: E712 - a GX row condition, not a comparison
     ]
 
 

@@ -195,6 +195,19 @@ def test_negative_equal_to_its_positive_fails(copy: Path) -> None:
     assert readings[positive] in check.observed and befores[negative] in check.observed
 
 
+def test_licensed_negative_passes_but_typed_positive_fails(copy: Path) -> None:
+    table = pq.read_table(datasets.dataset_files(copy, "pairs", "train")[0])
+    labels = table.column("label").to_pylist()
+    negative = labels.index(0)
+    # A generated reading the grammar licenses is kept as acceptable: label 1, licensed, type kept.
+    rewrite(copy, "pairs", "train", lambda t: set_value(set_value(t, "label", negative, 1), "licensed", negative, True))
+    assert not failed(run(copy, ["positive_pairs", "pairs"]), "positives have no negative type")
+    # Label 1 with a type but not licensed is a mislabelled row.
+    rewrite(copy, "pairs", "train", lambda t: set_value(t, "licensed", negative, False))
+    [check] = failed(run(copy, ["positive_pairs", "pairs"]), "positives have no negative type")
+    assert check.observed
+
+
 def test_missing_column_fails_on_the_command_line(copy: Path) -> None:
     rewrite(copy, "examples", "dev", lambda t: t.drop_columns(["before"]))
     result = CliRunner().invoke(cli, ["validate", str(copy), "--only", "examples", "--no-docs", "-q"])

@@ -370,7 +370,7 @@ def manifest_counts_frame(manifest: dict[str, Any], tables: dict[str, pa.Table],
     if counts:
         found: dict[tuple, int] = {}
         if pairs is not None and pairs.num_rows:
-            kind = pc.if_else(pc.equal(pairs.column("label"), 1), "positive", pairs.column("negative_type"))
+            kind = pc.if_else(pc.equal(pairs.column("negative_type"), ""), "positive", pairs.column("negative_type"))
             found = _count_by(pa.table({"split": pairs.column("split"), "type": kind}), ["split", "type"])
         for split, by_type in counts.items():
             for kind, count in by_type.items():
@@ -574,6 +574,11 @@ def _rows_frame(name: str, rows: pa.Table, tables: dict[str, pa.Table]) -> pd.Da
         trivial = pc.is_in(rows.column("after"), value_set=pa.array(sorted(schemas.TRIVIAL_TARGETS)))
         rows = rows.append_column("after_is_trivial", trivial)
     frame = _to_pandas(rows)
+    if name in ("pairs", "vocab_pairs") and "label" in frame:
+        # A generated reading the covering grammar licenses is kept as acceptable (label 1, licensed) and
+        # keeps its negative type for traceability; every other label-1 row is a corpus positive.
+        licensed = frame["licensed"].fillna(False).astype(bool) if "licensed" in frame else False
+        frame["corpus_positive"] = (frame["label"] == 1) & ~licensed
     if name == "pairs":
         positives = tables.get("positive_pairs")
         positive_frame = _to_pandas(positives.select(["before", "after"])) if positives is not None else None
