@@ -24,6 +24,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "decode": ("tnforge.cli.model:decode", "Beam-search decode a dataset and write top-k hypotheses."),
     "normalize": ("tnforge.cli.model:normalize", "Normalize a sentence of text with a trained model."),
     "evaluate": ("tnforge.cli.model:evaluate", "Evaluate a model per semiotic class."),
+    "compare": ("tnforge.cli.dual_encoders:compare", "Compare constrained decoding configurations (Table 1)."),
+    "sweep-lambda": ("tnforge.cli.dual_encoders:sweep_lambda", "Error rate per class against the constraint weight."),
+    "loop": ("tnforge.cli.dual_encoders:loop", "Adversarial top-k loop: decode, regenerate, retrain the filter."),
 }
 
 

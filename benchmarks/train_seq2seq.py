@@ -1,0 +1,98 @@
+"""Benchmark: build the shared English sample (hash split), train the seq2seq normalizer on CPU for at most
+20 minutes, evaluate on dev and print the figures. Aim: ≥ 97% of all tokens, ≥ 85% of non-trivial tokens.
+
+    python benchmarks/train_seq2seq.py --work /tmp/s2s-bench            # 20 minutes
+    python benchmarks/train_seq2seq.py --work /tmp/s2s-bench --minutes 5 --threads 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT.parent / "shared" / "data" / "en_sample.tsv"
+
+
+def build(tsv: Path, out: Path) -> None:
+    """`tnforge build` of the sample with its default hash split (90/5/5)."""
+    if (out / "manifest.json").exists():
+        print(f"using the dataset already built at {out}", file=sys.stderr)
+        return
+    command = [sys.executable, "-c", "from tnforge.cli import main; main()", "build", str(tsv), "--out", str(out),
+               "--split", "hash"]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/tnforge-bench-seq2seq"))
+    parser.add_argument("--data", type=Path, default=SAMPLE, help="corpus TSV to build from")
+    parser.add_argument("--minutes", type=float, default=20.0, help="training budget")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch CPU threads (0: torch default; 1 is fastest on a busy 2-core machine)")
+    parser.add_argument("--max-copies", type=int, default=10, help="cap on the build's up-sampling copies")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--beam", type=int, default=5)
+    args = parser.parse_args()
+    if not args.data.exists():
+        sys.exit(f"{args.data}: sample corpus not found")
+
+    import torch
+
+    from tnforge.cli.model import grammar_judges
+    from tnforge.trainers.checkpoints import load_model
+    from tnforge.trainers.data import example_files
+    from tnforge.trainers.decoding import decode_files
+    from tnforge.trainers.devices import resolve_device
+    from tnforge.trainers.evaluation import evaluate, predictions_from_rows, write_report
+    from tnforge.trainers.train_seq2seq import TrainConfig, train
+
+    data, run = args.work / "dataset", args.work / "run"
+    started = time.monotonic()
+    build(args.data, data)
+    print(f"build: {time.monotonic() - started:.1f} s", file=sys.stderr)
+    config = TrainConfig(data=str(data), out=str(run), device=args.device, epochs=1000, patience=8,
+                         max_minutes=args.minutes, threads=args.threads, max_copies=args.max_copies,
+                         progress=sys.stderr.isatty())
+    result = train(config)
+    print(f"train: {result.steps} steps, {result.epochs} epochs, {result.seconds / 60:.1f} min ({result.stopped}); "
+          f"torch threads {torch.get_num_threads()}", file=sys.stderr)
+
+    loaded = load_model(run, resolve_device(args.device))
+    files = example_files(data, "dev")
+    predictions, tokens, decode_started = [], 0, time.monotonic()
+    for rows, ranked in decode_files(loaded, files, beam=args.beam, top_k=1, originals_only=True):
+        predictions += predictions_from_rows(rows, [r[0][0] if r else "" for r in ranked])
+        tokens += len(ranked)
+    decode_seconds = time.monotonic() - decode_started
+    judge, note = grammar_judges(None)
+    report = evaluate(predictions, batch_judge=judge)
+    write_report(report, run / "eval-dev", title="seq2seq on the en_sample dev split")
+    figures = {
+        "train_minutes": round(result.seconds / 60, 2),
+        "steps": result.steps,
+        "epochs": result.epochs,
+        "stopped": result.stopped,
+        "dev_tokens": report["tokens"]["count"],
+        "all_tokens_accuracy": round(report["tokens"]["accuracy"], 4),
+        "nontrivial_tokens": report["nontrivial"]["count"],
+        "nontrivial_accuracy": round(report["nontrivial"]["accuracy"], 4),
+        "sentence_accuracy": round(report["sentences"]["accuracy"], 4),
+        "decode_tokens_per_s_beam": round(tokens / decode_seconds, 1),
+        "beam": args.beam,
+        "grammar": note,
+        "per_class": {r["class"]: [r["count"], round(r["accuracy"], 4)] for r in report["per_class"]},
+    }
+    print(json.dumps(figures, indent=2))
+    aims = report["tokens"]["accuracy"] >= 0.97, report["nontrivial"]["accuracy"] >= 0.85
+    print(f"aim ≥97% all tokens: {'met' if aims[0] else 'NOT met'}; "
+          f"aim ≥85% non-trivial: {'met' if aims[1] else 'NOT met'}; report: {run / 'eval-dev'}")
+
+
+if __name__ == "__main__":
+    main()

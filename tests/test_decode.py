@@ -1,0 +1,242 @@
+"""Batched beam search: scores, top-k export, the constraint hook, the plain-text tokenizer, and the
+`tnforge decode` / `tnforge normalize` commands — on a tiny model trained on a tiny dataset."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tnforge import schemas  # noqa: E402
+from tnforge.trainers.text_tokenizer import sentence_windows, spoken, tokenize  # noqa: E402
+
+
+def _helpers():
+    """The tiny-dataset helpers of test_seq2seq.py (loaded by path: works whether tests/ is a package or not)."""
+    spec = importlib.util.spec_from_file_location("_seq2seq_helpers", Path(__file__).with_name("test_seq2seq.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+H = _helpers()
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    from tnforge.trainers.checkpoints import load_model
+
+    result, data = H.train_tiny(tmp_path_factory.mktemp("decode"))
+    return load_model(result.run), data, result.run
+
+
+def _batch(loaded, windows):
+    from tnforge.trainers.data import make_batch
+
+    return make_batch({"input": list(windows)}, loaded.input_vocab, None, 256)
+
+
+def _windows():
+    return H.examples_table(H.TINY_SENTENCES, "train")["input"].to_pylist()
+
+
+def _sequence_log_prob(loaded, window: str, reading: str) -> float:
+    """Teacher-forced log-probability of a reading (with its STOP) under the model."""
+    from tnforge.trainers.vocab import BOS, EOS
+
+    batch = _batch(loaded, [window])
+    ids = loaded.output_vocab.encode(reading)
+    with torch.no_grad():
+        logits = loaded.model(batch.source, batch.source_lengths, torch.tensor([[BOS] + ids]))
+    log_probs = torch.log_softmax(logits[0], dim=-1)
+    return float(sum(log_probs[t, i] for t, i in enumerate(ids + [EOS])))
+
+
+def test_top_k_gives_k_distinct_ranked_hypotheses_with_true_scores(tiny):
+    from tnforge.trainers.decoding import decode_batch
+
+    loaded, _, _ = tiny
+    windows = _windows()
+    ranked = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=6)
+    gold = H.examples_table(H.TINY_SENTENCES, "train")["after"].to_pylist()
+    for window, hypotheses, reading in zip(windows, ranked, gold, strict=True):
+        texts = [text for text, _ in hypotheses]
+        scores = [score for _, score in hypotheses]
+        assert len(texts) == 6 and len(set(texts)) == 6
+        assert scores == sorted(scores, reverse=True)
+        assert texts[0] == reading
+        for text, score in hypotheses[:3]:
+            assert score == pytest.approx(_sequence_log_prob(loaded, window, text), abs=1e-4)
+
+
+def test_beam_one_is_greedy_decoding(tiny):
+    from tnforge.trainers.beam_search import beam_search
+    from tnforge.trainers.vocab import BOS, EOS, PAD, UNK
+
+    loaded, _, _ = tiny
+    model = loaded.model
+    batch = _batch(loaded, _windows())
+    found = beam_search(model, batch.source, batch.source_lengths, beam=1, keep=1, max_length=12)
+    for row, hypotheses in enumerate(found):
+        with torch.no_grad():
+            encoded, state = model.encode(batch.source[row: row + 1], batch.source_lengths[row: row + 1])
+            previous, ids = torch.tensor([BOS]), []
+            for step in range(12):
+                logits, state = model.step(previous, state, encoded)
+                logits[0, [PAD, UNK, BOS]] = float("-inf")
+                if step == 0:
+                    logits[0, EOS] = float("-inf")
+                choice = int(logits[0].argmax())
+                if choice == EOS:
+                    break
+                ids.append(choice)
+                previous = torch.tensor([choice])
+        assert hypotheses[0].ids == ids
+
+
+def test_constraint_mask_forbids_a_word_everywhere(tiny):
+    from tnforge.trainers.beam_search import DecodingConstraint
+    from tnforge.trainers.decoding import decode_batch
+
+    loaded, _, _ = tiny
+    five = loaded.output_vocab.index["five"]
+    seen_steps = []
+
+    class NoFive(DecodingConstraint):
+        def step_scores(self, context):
+            seen_steps.append(context.step)
+            assert context.prefixes.shape == (context.rows.shape[0], context.step)
+            mask = torch.zeros(context.rows.shape[0], len(context.output_vocab), dtype=torch.bool)
+            mask[:, five] = True
+            return None, mask
+
+    windows = _windows()
+    free = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=4)
+    assert any("five" in text.split() for hyps in free for text, _ in hyps)
+    ranked = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=4, constraint=NoFive())
+    assert all("five" not in text.split() for hyps in ranked for text, _ in hyps)
+    assert all(len(hyps) == 4 for hyps in ranked) and seen_steps[0] == 0
+
+
+def test_prepared_scores_apply_per_input(tiny):
+    from tnforge.trainers.beam_search import DecodingConstraint
+    from tnforge.trainers.decoding import decode_batch
+
+    loaded, _, _ = tiny
+    windows = _windows()
+    table = H.examples_table(H.TINY_SENTENCES, "train")
+    target = table["after"].to_pylist().index("five hundred forty")
+    other = table["after"].to_pylist().index("five dollars")
+    five = loaded.output_vocab.index["five"]
+
+    class NoFiveForOneInput(DecodingConstraint):
+        def prepare(self, batch):
+            assert batch.inputs == windows and batch.befores is None
+            scores = torch.zeros(len(batch.inputs), len(batch.output_vocab))
+            scores[target, five] = float("-inf")
+            return scores
+
+    ranked = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=3, constraint=NoFiveForOneInput())
+    assert all("five" not in text.split() for text, _ in ranked[target])
+    assert ranked[other][0][0] == "five dollars"
+
+
+def test_stop_bonus_changes_the_ranking(tiny):
+    from tnforge.trainers.beam_search import DecodingConstraint
+    from tnforge.trainers.decoding import decode_batch
+
+    loaded, _, _ = tiny
+    window = _windows()[1]  # "540" → five hundred forty
+    free = decode_batch(loaded, _batch(loaded, [window]), beam=4, top_k=4)[0]
+    runner_up = free[2][0]
+
+    class PreferRunnerUp(DecodingConstraint):
+        def stop_scores(self, context):
+            return torch.tensor([50.0 if text == runner_up else 0.0 for text in context.texts()])
+
+    steered = decode_batch(loaded, _batch(loaded, [window]), beam=4, top_k=4, constraint=PreferRunnerUp())[0]
+    assert steered[0][0] == runner_up and steered[0][1] == pytest.approx(free[2][1] + 50.0, abs=1e-4)
+    assert [t for t, _ in steered[1:]] == [t for t, _ in free if t != runner_up][:3]
+
+
+def test_combined_constraint_adds_scores_and_merges_masks():
+    from tnforge.trainers.beam_search import CombinedConstraint, DecodingConstraint, StepContext
+    from tnforge.trainers.vocab import WordVocabulary
+
+    vocab = WordVocabulary(["a", "b"])
+
+    class One(DecodingConstraint):
+        def step_scores(self, context):
+            mask = torch.zeros(1, len(vocab), dtype=torch.bool)
+            mask[0, 4] = True
+            return torch.ones(1, len(vocab)), mask
+
+        def stop_scores(self, context):
+            return torch.tensor([0.5])
+
+    class Two(One):
+        def step_scores(self, context):
+            scores, mask = super().step_scores(context)
+            return scores, mask.roll(1, dims=1)
+
+    context = StepContext(1, torch.tensor([0]), torch.tensor([[4]]), vocab)
+    scores, mask = CombinedConstraint([One(), Two()]).step_scores(context)
+    assert scores.tolist() == [[2.0] * len(vocab)] and mask[0, 4] and mask[0, 5]
+    assert CombinedConstraint([One(), Two()]).stop_scores(context).tolist() == [1.0]
+    assert context.texts() == ["a"]
+
+
+def test_tokenizer_follows_corpus_conventions():
+    assert tokenize("Train 540 leaves at 4:45.") == ["Train", "540", "leaves", "at", "4:45", "."]
+    assert tokenize("Dr. Smith paid $3.50 for 1,000 e-mails, see www.example.com/x.") == [
+        "Dr.", "Smith", "paid", "$3.50", "for", "1,000", "e-mails", ",", "see", "www.example.com/x", "."]
+    assert tokenize("The U.S. won on January 22, 2001 (3.5 kg).") == [
+        "The", "U.S.", "won", "on", "January 22, 2001", "(", "3.5", "kg", ")", "."]
+    assert tokenize("mail bob@example.org") == ["mail", "bob@example.org"]
+    tokens = ["Train", "540", "leaves"]
+    assert sentence_windows(tokens)[1] == "Train <norm> 540 </norm> leaves"
+    assert spoken(["at", "4:45", "."], ["<self>", "four forty five", "sil"]) == "at four forty five"
+
+
+def test_cli_decode_writes_top_k_hypotheses(tiny, tmp_path):
+    from click.testing import CliRunner
+
+    from tnforge.cli import cli
+
+    _loaded, data, run = tiny
+    out = tmp_path / "hyps"
+    result = CliRunner().invoke(cli, ["decode", "--model", str(run), "--data", str(data), "--split", "dev",
+                                      "--beam", "3", "--top-k", "3", "--out", str(out), "--device", "cpu"])
+    assert result.exit_code == 0, result.output
+    table = pq.read_table(out)
+    assert table.schema.equals(schemas.HYPOTHESES, check_metadata=False)
+    n_tokens = sum(len(s) for s in H.TINY_SENTENCES)
+    assert table.num_rows == 3 * n_tokens
+    frame = table.to_pandas()
+    for _key, group in frame.groupby("key"):
+        assert sorted(group["rank"]) == [0, 1, 2] and group["hypothesis"].nunique() == 3
+    best = frame[frame["rank"] == 0]
+    assert (best["hypothesis"] == best["gold"]).all()
+    single = tmp_path / "one.parquet"
+    again = CliRunner().invoke(cli, ["decode", "-m", str(run / "best.pt"), "-d", str(data), "--top-k", "1",
+                                     "-o", str(single)])
+    assert again.exit_code == 0 and pq.read_table(single).num_rows == n_tokens
+
+
+def test_cli_normalize_prints_readings_and_speech(tiny):
+    from click.testing import CliRunner
+
+    from tnforge.cli import cli
+
+    _loaded, _data, run = tiny
+    result = CliRunner().invoke(cli, ["normalize", "--model", str(run), "Train 540 leaves at 4:45."])
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[1].split(None, 1) == ["540", "five hundred forty"]
+    assert lines[-1] == "Train five hundred forty leaves at four forty five"
+    bad = CliRunner().invoke(cli, ["normalize", "--model", str(run / "nothing.pt"), "x"])
+    assert bad.exit_code != 0

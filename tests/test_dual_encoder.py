@@ -1,0 +1,150 @@
+"""Dual encoders: features, training on tiny pairs, checkpoints, and the pair metrics."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from tnforge import schemas
+from tnforge.datasets import dataset_path, write_sharded
+from tnforge.hashing import stable_hash64
+from tnforge.trainers.dual_encoder_eval import pair_metrics, roc_auc
+from tnforge.trainers.dual_encoder_model import (
+    DualEncoder,
+    DualEncoderConfig,
+    Featurizer,
+    input_grams,
+    load_dual_encoder,
+    reading_grams,
+)
+from tnforge.trainers.train_dual_encoder import DETrainConfig, load_pairs, train_dual_encoder
+
+ONES = "zero one two three four five six seven eight nine".split()
+TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty"}
+TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+
+
+def words(number: int) -> str:
+    if number < 10:
+        return ONES[number]
+    if number < 20:
+        return TEENS[number - 10]
+    tens, ones = divmod(number, 10)
+    return TENS[tens] + ("" if not ones else " " + ONES[ones])
+
+
+def _pairs_rows(split: str, numbers: list[int]) -> tuple[dict, dict]:
+    pairs = {name: [] for name in schemas.PAIRS.names}
+    vocab = {name: [] for name in schemas.VOCAB_PAIRS.names}
+
+    def add_pair(before: str, reading: str, label: int, kind: str) -> None:
+        pairs["key"].append(stable_hash64(split, before, reading, kind))
+        for name, value in (("split", split), ("class", "CARDINAL"), ("before", before), ("reading", reading),
+                            ("label", label), ("negative_type", kind), ("negative_subtype", kind),
+                            ("licensed", None), ("generator_version", "test"), ("source_key", 0)):
+            pairs[name].append(value)
+
+    def add_word(before: str, word: str, label: int, kind: str) -> None:
+        vocab["key"].append(stable_hash64(split, before, word, kind))
+        for name, value in (("split", split), ("class", "CARDINAL"), ("before", before), ("word", word),
+                            ("label", label), ("negative_type", kind), ("generator_version", "test")):
+            vocab[name].append(value)
+
+    for number in numbers:
+        before, reading = str(number), words(number)
+        add_pair(before, reading, 1, "")
+        for offset, kind in ((1, "synthetic"), (17, "random"), (31, "random")):
+            wrong = words((number + offset) % 60)
+            if wrong != reading:
+                add_pair(before, wrong, 0, kind)
+        for word in reading.split():
+            add_word(before, word, 1, "")
+        for word in {"seven", "fifty", "three", "twelve", "forty"} - set(reading.split()):
+            add_word(before, word, 0, "global")
+    return pairs, vocab
+
+
+@pytest.fixture(scope="module")
+def pair_dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
+    root = tmp_path_factory.mktemp("de_data")
+    for split, numbers in (("train", list(range(60))), ("dev", list(range(0, 60, 3)))):
+        pairs, vocab = _pairs_rows(split, numbers)
+        write_sharded(pa.Table.from_pydict(pairs, schema=schemas.PAIRS), dataset_path(root, "pairs", split),
+                      schemas.PAIRS)
+        write_sharded(pa.Table.from_pydict(vocab, schema=schemas.VOCAB_PAIRS),
+                      dataset_path(root, "vocab_pairs", split), schemas.VOCAB_PAIRS)
+    return str(root)
+
+
+SMALL = dict(input_buckets=4096, output_buckets=4096, embedding=32, hidden=64, dim=32, head_hidden=32, dropout=0.0)
+
+
+def test_features_are_stable_and_informative() -> None:
+    grams = input_grams("1,234")
+    assert "d1@3/4" in grams and "d4@0/4" in grams  # digits keep their place value
+    assert "wtwenty one" in reading_grams("twenty one") and "p0:twenty" in reading_grams("twenty one")
+    featurizer = Featurizer(DualEncoderConfig(**SMALL))
+    ids, offsets = featurizer.pack("input", ["12", "1,234"])
+    again, _ = Featurizer(DualEncoderConfig(**SMALL)).pack("input", ["12", "1,234"])
+    assert ids.tolist() == again.tolist() and offsets.tolist()[0] == 0
+    assert int(ids.max()) < 4096
+
+
+def test_matrix_logits_match_pair_logits() -> None:
+    import torch
+
+    for head in ("mlp", "dot"):
+        torch.manual_seed(0)
+        model = DualEncoder(DualEncoderConfig(head=head, **SMALL)).eval()
+        u, v = torch.randn(5, 32), torch.randn(7, 32)
+        matrix = model.matrix_logits(u, v, chunk=64)
+        pairs = model.pair_logits(u.repeat_interleave(7, 0), v.repeat(5, 1)).view(5, 7)
+        assert torch.allclose(matrix, pairs, atol=1e-5)
+
+
+def test_load_pairs_filters_types_and_thins_by_ratio(pair_dataset: str) -> None:
+    everything = load_pairs(pair_dataset, "sequence", "train")
+    only_random = load_pairs(pair_dataset, "sequence", "train", negatives=("random",))
+    assert set(everything.types) == {"positive", "synthetic", "random"}
+    assert set(only_random.types) == {"positive", "random"}
+    thinned = load_pairs(pair_dataset, "sequence", "train", ratio=1.0, seed=3)
+    positives = sum(thinned.labels)
+    assert positives == 60 and len(thinned) - positives <= 1.3 * positives
+    assert load_pairs(pair_dataset, "sequence", "train", ratio=1.0, seed=3).befores == thinned.befores
+
+
+@pytest.mark.parametrize("kind", ["sequence", "vocabulary"])
+def test_training_separates_obvious_pairs(pair_dataset: str, tmp_path, kind: str) -> None:
+    config = DETrainConfig(data=pair_dataset, out=str(tmp_path / kind), kind=kind, device="cpu", epochs=25,
+                           patience=25, batch_size=32, learning_rate=1e-2, seed=5, progress=False, threads=1,
+                           model=DualEncoderConfig(**SMALL))
+    result = train_dual_encoder(config)
+    assert result.best["auc"] >= 0.95
+    scorer = load_dual_encoder(tmp_path / kind, "cpu")
+    rows = load_pairs(pair_dataset, kind, "train")
+    scores = scorer.score(rows.befores, rows.outputs).numpy()
+    labels = np.asarray(rows.labels, dtype=bool)
+    assert roc_auc(labels, scores) >= 0.97
+    assert scores[labels].mean() > 0.7 and scores[~labels].mean() < 0.3
+    records = [json.loads(line) for line in (tmp_path / kind / "metrics.jsonl").read_text().splitlines()]
+    assert records and all(r["event"] == "dev" for r in records)
+    assert scorer.metrics["dev"]["auc"] == pytest.approx(result.best["auc"])
+    if kind == "vocabulary":
+        matrix = scorer.score_matrix(["21", "5"], ["twenty", "one", "five", "forty", "seven"])
+        assert matrix.shape == (2, 5)
+        # Each input's own words score high, the words its negatives held score low.
+        assert matrix[0, 0] > 0.5 > matrix[0, 3] and matrix[1, 2] > 0.5 > matrix[1, 4]
+
+
+def test_auc_and_false_accepts_on_hand_made_scores() -> None:
+    assert roc_auc([1, 0, 1, 0], [0.9, 0.1, 0.4, 0.4]) == pytest.approx(0.875)
+    assert np.isnan(roc_auc([1, 1], [0.2, 0.3]))
+    report = pair_metrics([1, 1, 0, 0, 0], [0.9, 0.6, 0.7, 0.2, 0.1], ["positive", "positive", "random",
+                                                                       "synthetic", "random"])
+    by_type = {row["type"]: row for row in report["per_type"]}
+    assert by_type["random"]["false_accept"] == pytest.approx(0.5)
+    assert by_type["synthetic"]["false_accept"] == 0.0
+    assert report["accuracy"] == pytest.approx(0.8) and report["false_accept"] == pytest.approx(1 / 3)

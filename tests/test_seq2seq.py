@@ -1,0 +1,282 @@
+"""The seq2seq normalizer: vocabularies, streaming batches, training (a tiny model overfits a tiny
+dataset), checkpoints and resume, devices, and the `tnforge train seq2seq` command.
+
+The helpers at the top (tiny dataset, tiny training) are shared with test_decode.py / test_evaluate.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tnforge import schemas  # noqa: E402
+from tnforge.datasets import dataset_path, write_sharded  # noqa: E402
+from tnforge.hashing import stable_hash64  # noqa: E402
+from tnforge.windows import window_input  # noqa: E402
+
+#: Hand-made sentences: (class, before, after).
+TINY_SENTENCES: list[list[tuple[str, str, str]]] = [
+    [("PLAIN", "Train", "<self>"), ("CARDINAL", "540", "five hundred forty"), ("PLAIN", "leaves", "<self>"),
+     ("PLAIN", "at", "<self>"), ("TIME", "4:45", "four forty five"), ("PUNCT", ".", "sil")],
+    [("PLAIN", "It", "<self>"), ("PLAIN", "costs", "<self>"), ("MONEY", "$3", "three dollars"),
+     ("PUNCT", ",", "sil"), ("PLAIN", "not", "<self>"), ("MONEY", "$5", "five dollars"), ("PUNCT", ".", "sil")],
+    [("PLAIN", "The", "<self>"), ("LETTERS", "BBC", "b b c"), ("PLAIN", "aired", "<self>"),
+     ("PLAIN", "it", "<self>"), ("PLAIN", "in", "<self>"), ("DATE", "1984", "nineteen eighty four"),
+     ("PUNCT", ".", "sil")],
+    [("PLAIN", "Chapter", "<self>"), ("CARDINAL", "12", "twelve"), ("PLAIN", "has", "<self>"),
+     ("CARDINAL", "3", "three"), ("PLAIN", "parts", "<self>"), ("PUNCT", ".", "sil")],
+]
+
+
+def examples_table(sentences: list[list[tuple[str, str, str]]], split: str, source: str = "tiny.tsv",
+                   copies: int = 0) -> pa.Table:
+    """EXAMPLES rows for hand-made sentences (windows from the build's own function)."""
+    rows: dict[str, list] = {name: [] for name in schemas.EXAMPLES.names}
+    line = 1
+    for sentence_id, sentence in enumerate(sentences):
+        befores = [before for _, before, _ in sentence]
+        for index, (cls, before, after) in enumerate(sentence):
+            trivial = after in schemas.TRIVIAL_TARGETS
+            for copy in range(1 + (copies if not trivial else 0)):
+                rows["key"].append(stable_hash64(source, sentence_id, index, copy))
+                rows["split"].append(split)
+                rows["source"].append(source)
+                rows["line"].append(line)
+                rows["sentence_id"].append(sentence_id)
+                rows["token_index"].append(index)
+                rows["copy"].append(copy)
+                rows["class"].append(cls)
+                rows["before"].append(before)
+                rows["after"].append(after)
+                rows["trivial"].append(trivial)
+                rows["input"].append(window_input(befores, index))
+            line += 1
+        line += 1  # the <eos> line
+    return pa.Table.from_pydict(rows, schema=schemas.EXAMPLES)
+
+
+def write_tiny_dataset(root: Path, copies: int = 0) -> Path:
+    """A dataset directory whose train and dev splits both hold the tiny sentences."""
+    for split in ("train", "dev"):
+        write_sharded(examples_table(TINY_SENTENCES, split, copies=copies if split == "train" else 0),
+                      dataset_path(root, "examples", split), schemas.EXAMPLES)
+    return root
+
+
+def tiny_config(data: Path, out: Path, **overrides):
+    from tnforge.trainers.seq2seq_model import ModelConfig
+    from tnforge.trainers.train_seq2seq import TrainConfig
+
+    model = ModelConfig(input_embedding=16, output_embedding=16, encoder_hidden=32, decoder_hidden=48,
+                        attention=24, dropout=0.0)
+    values = dict(data=str(data), out=str(out), device="cpu", epochs=60, batch_size=8, learning_rate=1e-2,
+                  patience=100, seed=7, progress=False, threads=1, model=model)
+    values.update(overrides)
+    return TrainConfig(**values)
+
+
+def train_tiny(tmp: Path, **overrides):
+    """Train the tiny model on the tiny dataset; returns (result, data dir)."""
+    from tnforge.trainers.train_seq2seq import train
+
+    data = write_tiny_dataset(tmp / "data")
+    return train(tiny_config(data, tmp / "run", **overrides)), data
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    result, data = train_tiny(tmp_path_factory.mktemp("s2s"))
+    return result, data
+
+
+# --- vocabularies and batches ---------------------------------------------------------------------------
+
+def test_char_units_keep_markers_whole_and_words_split_on_spaces():
+    from tnforge.trainers.vocab import CharVocabulary, WordVocabulary, char_units
+
+    assert char_units("a <norm> 4:5 </norm> b") == ["a", " ", "<norm>", " ", "4", ":", "5", " ", "</norm>", " ", "b"]
+    chars = CharVocabulary.build(["ab <norm> c </norm>", "ba"])
+    assert chars.decode(chars.encode("ab")) == "ab"
+    assert chars.encode("z") == [1]  # unknown → UNK
+    words = WordVocabulary.build(["<self>", "four forty five", "sil", "h_letter  _letter"])
+    assert words.decode(words.encode("four forty five")) == "four forty five"
+    assert words.decode(words.encode("h_letter  _letter")) == "h_letter  _letter"  # double space survives
+    restored = type(words)(words.to_dict()["symbols"])
+    assert restored.symbols == words.symbols
+
+
+def test_sentencepiece_vocabulary_splits_digits_and_round_trips():
+    from tnforge.trainers.vocab import SentencePieceVocabulary, vocabulary_from_dict
+
+    texts = [window_input([b for _, b, _ in s], i) for s in TINY_SENTENCES for i in range(len(s))] * 5
+    vocab = SentencePieceVocabulary.train(texts, size=60, user_symbols=("<norm>", "</norm>"))
+    pieces = vocab.units("Train <norm> 540 </norm> leaves")
+    assert "<norm>" in pieces and "</norm>" in pieces
+    assert {"5", "4", "0"} <= {p.lstrip("▁") for p in pieces}  # digits are single pieces
+    again = vocabulary_from_dict(vocab.to_dict())
+    assert again.decode(again.encode("Train <norm> 540 </norm>")) == "Train <norm> 540 </norm>"
+
+
+def test_bucketed_batches_stream_every_row_once_and_shuffle_reproducibly(tmp_path):
+    from tnforge.trainers.data import bucketed_batches, example_files
+    from tnforge.trainers.vocab import CharVocabulary, WordVocabulary
+
+    data = write_tiny_dataset(tmp_path, copies=2)
+    files = example_files(data, "train")
+    table = examples_table(TINY_SENTENCES, "train", copies=2)
+    chars, words = CharVocabulary.build(table["input"].to_pylist()), WordVocabulary.build(table["after"].to_pylist())
+
+    def keys(**kwargs):
+        batches = list(bucketed_batches(files, chars, words, 5, columns=("key", "input", "after"), **kwargs))
+        return [k for b in batches for k in b.rows["key"]], batches
+
+    plain, batches = keys(pool_size=1000)
+    assert sorted(plain) == sorted(table["key"].to_pylist())
+    lengths = [len(t) for b in batches for t in b.rows["input"]]
+    assert lengths == sorted(lengths)  # one pool: sorted by input length
+    first, _ = keys(shuffle=True, seed=3, pool_size=16)
+    second, _ = keys(shuffle=True, seed=3, pool_size=16)
+    other, _ = keys(shuffle=True, seed=4, pool_size=16)
+    assert first == second and first != other and sorted(first) == sorted(plain)
+    capped, _ = keys(max_copies=1)
+    assert len(capped) == sum(len(s) for s in TINY_SENTENCES)
+    batch = batches[0]
+    assert batch.target_in[:, 0].eq(2).all()  # BOS
+    assert (batch.target_out == 3).sum() == len(batch)  # one EOS per row
+
+
+def test_long_readings_are_batched_apart(tmp_path):
+    from tnforge.trainers.data import LONG_READING, bucketed_batches
+    from tnforge.trainers.vocab import CharVocabulary, WordVocabulary
+
+    long_reading = " ".join(["x_letter"] * LONG_READING)
+    sentences = TINY_SENTENCES + [[("PLAIN", "a", "<self>"), ("ELECTRONIC", "x" * LONG_READING, long_reading)]]
+    table = examples_table(sentences, "train")
+    path = tmp_path / "one.parquet"
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, path)
+    chars, words = CharVocabulary.build(table["input"].to_pylist()), WordVocabulary.build(table["after"].to_pylist())
+    batches = list(bucketed_batches([path], chars, words, 4))
+    assert batches[-1].rows["after"][-1] == long_reading
+    assert all(b.target_in.shape[1] <= 4 for b in batches[:-1])  # short readings: short decoder loops
+
+
+# --- training ---------------------------------------------------------------------------------------------
+
+def test_tiny_model_overfits_tiny_dataset(tiny_run):
+    from tnforge.trainers.checkpoints import load_model
+    from tnforge.trainers.decoding import decode_windows
+
+    result, _data = tiny_run
+    records = [json.loads(line) for line in (result.run / "metrics.jsonl").read_text().splitlines()]
+    losses = [r["loss"] for r in records if r["event"] == "train"]
+    assert losses[-1] < losses[0] / 10
+    assert result.best["dev_accuracy"] == 1.0
+    loaded = load_model(result.run)
+    table = examples_table(TINY_SENTENCES, "train")
+    assert decode_windows(loaded, table["input"].to_pylist(), beam=3) == table["after"].to_pylist()
+    assert (result.run / "training.png").stat().st_size > 1000
+
+
+def test_checkpoint_round_trip_keeps_weights_vocabularies_and_config(tiny_run):
+    from tnforge import __version__
+    from tnforge.trainers.checkpoints import load_checkpoint, load_model, save_checkpoint
+
+    result, _ = tiny_run
+    loaded = load_model(result.run / "best.pt", "cpu")
+    payload = load_checkpoint(result.run)
+    assert payload["tnforge_version"] == __version__
+    assert payload["config"]["model"]["encoder_hidden"] == 32
+    copy = result.run / "copy.pt"
+    save_checkpoint(copy, loaded.model, loaded.input_vocab, loaded.output_vocab, loaded.config)
+    again = load_model(copy, torch.device("cpu"))
+    assert again.output_vocab.symbols == loaded.output_vocab.symbols
+    assert again.input_vocab.symbols == loaded.input_vocab.symbols
+    for name, tensor in loaded.model.state_dict().items():
+        assert torch.equal(tensor, again.model.state_dict()[name]), name
+    with pytest.raises(ValueError, match="not a"):
+        load_checkpoint(result.run / "training.png")
+
+
+def test_resume_continues_exactly_where_training_stopped(tmp_path):
+    from tnforge.trainers.checkpoints import load_checkpoint
+    from tnforge.trainers.train_seq2seq import train
+
+    straight, data = train_tiny(tmp_path / "a", epochs=3)
+    train(tiny_config(data, tmp_path / "b", epochs=2))
+    resumed = train(tiny_config(data, tmp_path / "b", epochs=3), resume=True)
+    assert (resumed.epochs, resumed.steps) == (straight.epochs, straight.steps) == (3, 3 * 4)
+    one = load_checkpoint(straight.run / "checkpoint.pt")["model"]
+    two = load_checkpoint(resumed.run / "checkpoint.pt")["model"]
+    for name in one:
+        assert torch.allclose(one[name], two[name], atol=1e-6), name
+    dev_events = [json.loads(x) for x in (resumed.run / "metrics.jsonl").read_text().splitlines()]
+    assert [r["epoch"] for r in dev_events if r["event"] == "dev"] == [1, 2, 3]
+
+
+def test_sentencepiece_units_train_and_decode(tmp_path):
+    from tnforge.trainers.checkpoints import load_model
+    from tnforge.trainers.decoding import decode_windows
+
+    result, _ = train_tiny(tmp_path, epochs=2, input_units="sentencepiece", output_units="sentencepiece",
+                           sp_size=80)
+    loaded = load_model(result.run)
+    assert loaded.input_vocab.kind == loaded.output_vocab.kind == "sentencepiece"
+    readings = decode_windows(loaded, ["It costs <norm> $3 </norm> , not $5"], beam=2)
+    assert len(readings) == 1 and isinstance(readings[0], str)
+
+
+def test_device_cuda_without_cuda_is_a_clear_error():
+    from tnforge.trainers.devices import DeviceError, resolve_device
+
+    assert resolve_device("cpu").type == "cpu"
+    assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(DeviceError, match="unknown device"):
+        resolve_device("tpu")
+    if torch.cuda.is_available():
+        pytest.skip("CUDA present: the missing-CUDA error cannot be seen here")
+    with pytest.raises(DeviceError, match="CUDA is not available"):
+        resolve_device("cuda")
+
+
+# --- command line -------------------------------------------------------------------------------------------
+
+def test_cli_train_seq2seq_trains_and_reports(tmp_path):
+    from click.testing import CliRunner
+
+    from tnforge.cli import cli
+
+    data = write_tiny_dataset(tmp_path / "data")
+    runner = CliRunner()
+    args = ["train", "seq2seq", "--data", str(data), "--out", str(tmp_path / "run"), "--epochs", "2",
+            "--encoder-hidden", "16", "--decoder-hidden", "16", "--attention", "8", "--no-progress",
+            "--device", "cpu", "--threads", "1"]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "best dev" in result.output and (tmp_path / "run" / "best.pt").is_file()
+    resumed = runner.invoke(cli, args[:-4] + ["--resume", "--epochs", "3"])
+    assert resumed.exit_code == 0, resumed.output
+    assert "3 epochs" in resumed.output
+    missing = runner.invoke(cli, ["train", "seq2seq", "--data", str(data), "--out", str(tmp_path / "new"),
+                                  "--resume"])
+    assert missing.exit_code != 0 and "nothing to resume" in missing.output
+    if not torch.cuda.is_available():
+        cuda = runner.invoke(cli, ["train", "seq2seq", "--data", str(data), "--out", str(tmp_path / "gpu"),
+                                   "--device", "cuda"])
+        assert cuda.exit_code != 0 and "CUDA is not available" in cuda.output
+
+
+def test_trainers_import_neither_beam_nor_pynini():
+    import subprocess
+    import sys
+
+    code = ("import sys; import tnforge.trainers.train_seq2seq, tnforge.trainers.decoding, "
+            "tnforge.trainers.evaluation, tnforge.trainers.text_tokenizer, tnforge.cli.train, tnforge.cli.model; "
+            "bad = [m for m in ('apache_beam', 'pynini') if m in sys.modules]; assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)

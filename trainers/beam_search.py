@@ -1,0 +1,231 @@
+"""Batched beam search over every input of a batch at once, with a constraint hook and top-k output.
+
+All inputs of a batch advance together as a [inputs × beam] block of decoder rows. At every step each live
+hypothesis offers its STOP extension as a finished candidate, and the best `beam` non-STOP extensions per
+input live on. Each input keeps its best `keep` finished hypotheses (ranked by total log-probability plus
+constraint scores); an input leaves the block as soon as no live hypothesis can still beat its
+`keep`-th finished one (exact when constraint scores are never positive). Trivial tokens (`<self>`, `sil`)
+therefore finish after two steps and stop costing anything.
+
+The constraint hook (`DecodingConstraint`) lets other models and grammars steer the search:
+  prepare(batch)        once per batch: may return a [batch, vocab] additive score tensor (−inf forbids a
+                        unit for that input), added at every step;
+  step_scores(context)  per step: an additive [rows, vocab] tensor and/or a boolean [rows, vocab] mask
+                        (True = forbidden) for the live hypotheses, given their prefixes;
+  stop_scores(context)  per step: a [rows] additive score for ending each live hypothesis here (the full
+                        hypothesis is the row's prefix), e.g. λ·(s − 0.5) from a dual encoder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import torch
+
+from tnforge.trainers.seq2seq_model import Seq2Seq
+from tnforge.trainers.vocab import BOS, EOS, PAD, UNK, Vocabulary
+
+NEG_INF = float("-inf")
+
+
+@dataclass
+class ConstraintBatch:
+    """What a constraint sees once per batch."""
+
+    inputs: list[str]  # the windows (`… <norm> token </norm> …`)
+    befores: list[str] | None  # the tokens, when known
+    classes: list[str | None] | None  # semiotic classes, when known
+    output_vocab: Vocabulary
+    device: torch.device
+
+
+@dataclass
+class StepContext:
+    """What a constraint sees at each step: the live rows and their prefixes."""
+
+    step: int  # 0 = choosing the first output unit
+    rows: torch.Tensor  # [R] index of each row's input in the batch (as given to prepare)
+    prefixes: torch.Tensor  # [R, step] output ids chosen so far (no BOS)
+    output_vocab: Vocabulary
+    _texts: list[str] | None = field(default=None, repr=False)
+
+    def texts(self) -> list[str]:
+        """The prefixes as text (computed once, on demand)."""
+        if self._texts is None:
+            self._texts = [self.output_vocab.decode(row) for row in self.prefixes.tolist()]
+        return self._texts
+
+
+class DecodingConstraint:
+    """Base class of decoding constraints; every method defaults to 'no change'. Override what you need."""
+
+    def prepare(self, batch: ConstraintBatch) -> torch.Tensor | None:
+        """Once per batch. Return None or a [len(batch.inputs), vocab] float tensor added at every step."""
+        return None
+
+    def step_scores(self, context: StepContext) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        """Per step: (additive [R, vocab] scores or None, boolean [R, vocab] mask or None; True = forbidden)."""
+        return None, None
+
+    def stop_scores(self, context: StepContext) -> torch.Tensor | None:
+        """Per step: None or a [R] score added to ending each row's hypothesis (its prefix) here."""
+        return None
+
+
+class CombinedConstraint(DecodingConstraint):
+    """Several constraints applied together (their scores add up, their masks combine)."""
+
+    def __init__(self, constraints: Sequence[DecodingConstraint]):
+        self.constraints = list(constraints)
+
+    def prepare(self, batch: ConstraintBatch) -> torch.Tensor | None:
+        total = None
+        for constraint in self.constraints:
+            scores = constraint.prepare(batch)
+            if scores is not None:
+                total = scores if total is None else total + scores
+        return total
+
+    def step_scores(self, context: StepContext) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        total = mask = None
+        for constraint in self.constraints:
+            scores, forbidden = constraint.step_scores(context)
+            if scores is not None:
+                total = scores if total is None else total + scores
+            if forbidden is not None:
+                mask = forbidden if mask is None else mask | forbidden
+        return total, mask
+
+    def stop_scores(self, context: StepContext) -> torch.Tensor | None:
+        total = None
+        for constraint in self.constraints:
+            scores = constraint.stop_scores(context)
+            if scores is not None:
+                total = scores if total is None else total + scores
+        return total
+
+
+@dataclass
+class Hypothesis:
+    ids: list[int]
+    score: float
+
+
+@torch.no_grad()
+def beam_search(
+    model: Seq2Seq,
+    source: torch.Tensor,
+    lengths: torch.Tensor,
+    beam: int = 5,
+    keep: int = 1,
+    max_length: int = 40,
+    constraint: DecodingConstraint | None = None,
+    constraint_batch: ConstraintBatch | None = None,
+) -> list[list[Hypothesis]]:
+    """The best `keep` finished hypotheses of each input (best first), found with beam width `beam`."""
+    device = source.device
+    n_inputs, beam, keep = source.shape[0], max(1, beam), max(1, keep)
+    encoded, state = model.encode(source, lengths)
+    row_input = torch.arange(n_inputs, device=device).repeat_interleave(beam)
+    encoded, state = encoded.select(row_input), state.select(row_input)
+    vocab_size = model.output.out_features
+    prepared = None
+    if constraint is not None:
+        if constraint_batch is None:
+            raise ValueError("a constraint needs a ConstraintBatch")
+        prepared = constraint.prepare(constraint_batch)
+        if prepared is not None:
+            prepared = prepared.to(device=device, dtype=torch.float32)
+
+    scores = torch.full((n_inputs, beam), NEG_INF, device=device)
+    scores[:, 0] = 0.0
+    prefixes = torch.zeros((n_inputs * beam, 0), dtype=torch.long, device=device)
+    previous = torch.full((n_inputs * beam,), BOS, dtype=torch.long, device=device)
+    finished_scores = torch.full((n_inputs, keep), NEG_INF, device=device)
+    finished_ids = torch.full((n_inputs, keep, max_length), PAD, dtype=torch.long, device=device)
+    finished_lengths = torch.zeros((n_inputs, keep), dtype=torch.long, device=device)
+    active = torch.arange(n_inputs, device=device)  # batch index of each live input
+    banned = torch.tensor([PAD, UNK, BOS], device=device)
+
+    for step in range(max_length):
+        n = active.shape[0]
+        logits, state = model.step(previous, state, encoded)
+        log_probs = torch.log_softmax(logits.float(), dim=-1)
+        rows = active.repeat_interleave(beam)
+        context = StepContext(step, rows, prefixes, constraint_batch.output_vocab) if constraint else None
+        if prepared is not None:
+            log_probs = log_probs + prepared.index_select(0, rows)
+        if constraint is not None:
+            extra, mask = constraint.step_scores(context)
+            if extra is not None:
+                log_probs = log_probs + extra.to(log_probs.dtype)
+            if mask is not None:
+                log_probs = log_probs.masked_fill(mask, NEG_INF)
+        log_probs[:, banned] = NEG_INF
+        stop = log_probs[:, EOS].clone()
+        log_probs[:, EOS] = NEG_INF
+        if step == 0:
+            stop.fill_(NEG_INF)  # a reading is never empty
+        elif constraint is not None:
+            bonus = constraint.stop_scores(context)
+            if bonus is not None:
+                stop = stop + bonus.to(stop.dtype)
+
+        # Finished candidates: every live row's STOP extension, merged with the kept ones.
+        candidate_scores = scores.reshape(-1) + stop
+        if step > 0:
+            merged_scores = torch.cat([finished_scores[active], candidate_scores.view(n, beam)], dim=1)
+            padded = torch.full((n * beam, max_length), PAD, dtype=torch.long, device=device)
+            padded[:, :step] = prefixes
+            merged_ids = torch.cat([finished_ids[active], padded.view(n, beam, max_length)], dim=1)
+            merged_lengths = torch.cat([finished_lengths[active],
+                                        torch.full((n, beam), step, dtype=torch.long, device=device)], dim=1)
+            top_scores, top_index = merged_scores.topk(keep, dim=1)
+            finished_scores[active] = top_scores
+            finished_ids[active] = merged_ids.gather(1, top_index[:, :, None].expand(-1, -1, max_length))
+            finished_lengths[active] = merged_lengths.gather(1, top_index)
+
+        # Live hypotheses: the best `beam` non-STOP extensions of each input.
+        totals = (scores.reshape(-1, 1) + log_probs).view(n, beam * vocab_size)
+        scores, flat = totals.topk(beam, dim=1)
+        origin = (torch.arange(n, device=device)[:, None] * beam + torch.div(flat, vocab_size,
+                                                                             rounding_mode="floor")).reshape(-1)
+        previous = (flat % vocab_size).reshape(-1)
+        prefixes = torch.cat([prefixes.index_select(0, origin), previous[:, None]], dim=1)
+        state = state.select(origin)
+
+        if step == max_length - 1:
+            break
+        best_live = scores.max(dim=1).values
+        done = (best_live <= finished_scores[active][:, keep - 1]) | torch.isinf(best_live)
+        if bool(done.any()):
+            keep_inputs = (~done).nonzero().squeeze(1)
+            if keep_inputs.numel() == 0:
+                active = active[:0]
+                break
+            keep_rows = (keep_inputs[:, None] * beam + torch.arange(beam, device=device)[None, :]).reshape(-1)
+            active, scores = active[keep_inputs], scores[keep_inputs]
+            prefixes, previous = prefixes[keep_rows], previous[keep_rows]
+            state, encoded = state.select(keep_rows), encoded.select(keep_rows)
+
+    if active.numel():  # inputs cut off at max_length: their live hypotheses count as finished
+        n = active.shape[0]
+        padded = torch.full((n * beam, max_length), PAD, dtype=torch.long, device=device)
+        width = min(prefixes.shape[1], max_length)
+        padded[:, :width] = prefixes[:, :width]
+        merged_scores = torch.cat([finished_scores[active], scores], dim=1)
+        merged_ids = torch.cat([finished_ids[active], padded.view(n, beam, max_length)], dim=1)
+        merged_lengths = torch.cat([finished_lengths[active],
+                                    torch.full((n, beam), width, dtype=torch.long, device=device)], dim=1)
+        top_scores, top_index = merged_scores.topk(keep, dim=1)
+        finished_scores[active] = top_scores
+        finished_ids[active] = merged_ids.gather(1, top_index[:, :, None].expand(-1, -1, max_length))
+        finished_lengths[active] = merged_lengths.gather(1, top_index)
+
+    results: list[list[Hypothesis]] = []
+    all_scores, all_ids, all_lengths = finished_scores.tolist(), finished_ids.tolist(), finished_lengths.tolist()
+    for b in range(n_inputs):
+        results.append([Hypothesis(all_ids[b][i][: all_lengths[b][i]], all_scores[b][i])
+                        for i in range(keep) if all_scores[b][i] != NEG_INF])
+    return results

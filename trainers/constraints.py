@@ -1,0 +1,214 @@
+"""Decoding constraints of Gokcen, Zhang & Sproat (2019) for the seq2seq beam search's constraint hook.
+
+* `SequenceDEConstraint`: at the STOP step only, STOP's log-probability + λ(s − 0.5), where s is the
+  sequence dual encoder's p(acceptable) of the hypothesis so far (the row's prefix, which is what STOP
+  would finish). Input vectors are encoded once per batch in `prepare`.
+* `VocabularyFilterConstraint`: every word's log-probability + λ(s − 1), where s = p(word may appear) is
+  computed once per input for the whole output vocabulary in `prepare` (one batched [B × V] scoring), so
+  the per-step cost is one tensor addition done by the beam search itself.
+* `GrammarConstraint`: a hard mask (−∞) of every unit that cannot continue a licensed reading, and of STOP
+  where the prefix is not a whole licensed reading: a trie of the covering grammar's readings of each input
+  (as output-vocabulary ids) for inputs of covered classes. Inputs whose class is unknown or not covered,
+  or with no licensed reading spellable in the output vocabulary, are left unconstrained (counted in
+  `unconstrained`). `<self>` and `sil` are allowed exactly where the grammar licenses them (PLAIN, PUNCT).
+
+Trivial outputs (`<self>`, `sil`) are exempt from the dual encoders by default and count as s = 1 (no
+objection): the DEs are trained on non-trivial pairs only, so their score of a trivial reading means nothing,
+and s = 1 keeps both constraints from pushing a token away from a trivial reading.
+
+This module knows no grammar library: the grammar arrives as a callable `(before, cls) → word tuples`
+(the CLI passes `tnforge.grammars.reading_words`).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+import torch
+
+from tnforge.schemas import NORM_CLOSE, NORM_OPEN, TRIVIAL_TARGETS
+from tnforge.trainers.beam_search import ConstraintBatch, DecodingConstraint, StepContext
+from tnforge.trainers.vocab import EOS, SPECIALS, UNK, Vocabulary
+
+ReadingWords = Callable[[str, str | None], Collection[tuple[str, ...]]]
+#: Scores of aligned (encoded input, text) pairs; or [B, V] scores of tokens × words.
+DEFAULT_LAMBDA = 5.0
+
+
+def token_of(window: str) -> str:
+    """The token of a window `… <norm> token </norm> …` (the whole text when it has no markers)."""
+    start = window.find(NORM_OPEN)
+    end = window.rfind(NORM_CLOSE)
+    if start < 0 or end < start:
+        return window.strip()
+    return window[start + len(NORM_OPEN): end].strip()
+
+
+def batch_tokens(batch: ConstraintBatch) -> list[str]:
+    """The written tokens of a constraint batch (its `befores`, else taken from the windows)."""
+    if batch.befores is not None:
+        return [str(b) for b in batch.befores]
+    return [token_of(window) for window in batch.inputs]
+
+
+class SequenceDEConstraint(DecodingConstraint):
+    """STOP + λ(s − 0.5) with s the sequence DE's score of the finished hypothesis."""
+
+    def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] = TRIVIAL_TARGETS):
+        self.scorer = scorer
+        self.weight = float(weight)
+        self.exempt = frozenset(exempt)
+        self._encoded: torch.Tensor | None = None
+
+    def prepare(self, batch: ConstraintBatch) -> None:
+        self._encoded = self.scorer.encode_inputs(batch_tokens(batch))
+        return None
+
+    def stop_scores(self, context: StepContext) -> torch.Tensor | None:
+        if self._encoded is None or self.weight == 0:
+            return None
+        texts = context.texts()
+        rows = context.rows.to(self._encoded.device)
+        scores = self.scorer.score_encoded(self._encoded.index_select(0, rows), texts).float()
+        exempt = [i for i, text in enumerate(texts) if text in self.exempt or not text]
+        if exempt:
+            scores[exempt] = 1.0  # trivial readings: the DE has no objection (as for the vocabulary filter)
+        bonus = self.weight * (scores - 0.5)
+        return bonus.to(context.prefixes.device)
+
+
+def vocabulary_words(vocab: Vocabulary) -> list[str]:
+    """The output vocabulary's symbols as words (specials included, so ids line up)."""
+    return list(vocab.symbols)
+
+
+class VocabularyFilterConstraint(DecodingConstraint):
+    """Each unit's log-probability + λ(s − 1), s = p(word may appear) scored once per input for the vocabulary."""
+
+    def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] = TRIVIAL_TARGETS):
+        self.scorer = scorer
+        self.weight = float(weight)
+        self.exempt = frozenset(exempt)
+
+    def prepare(self, batch: ConstraintBatch) -> torch.Tensor | None:
+        if self.weight == 0:
+            return None
+        words = vocabulary_words(batch.output_vocab)
+        scores = self.scorer.score_matrix(batch_tokens(batch), words).float()
+        added = self.weight * (scores - 1.0)
+        neutral = [i for i, word in enumerate(words) if i < len(SPECIALS) or word in self.exempt]
+        added[:, neutral] = 0.0
+        return added.to(batch.device)
+
+
+class _Trie:
+    """Licensed id sequences of one input: prefix → (allowed next ids, whether the prefix is complete)."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self, sequences: Collection[tuple[int, ...]]):
+        nodes: dict[tuple[int, ...], tuple[set[int], list[bool]]] = {(): (set(), [False])}
+        for sequence in sequences:
+            for i, unit in enumerate(sequence):
+                nodes[sequence[:i]][0].add(unit)
+                nodes.setdefault(sequence[: i + 1], (set(), [False]))
+            nodes[sequence][1][0] = True
+        self.nodes = {prefix: (sorted(nexts), done[0]) for prefix, (nexts, done) in nodes.items()}
+
+
+class GrammarConstraint(DecodingConstraint):
+    """Hard mask: only continuations of the covering grammar's licensed readings (covered classes only).
+
+    `reading_words(before, cls)` gives the licensed readings as word tuples; `classes` are the classes it
+    may constrain (None: any class given). With `any_class`, inputs without a class use `cls=None` (the
+    union over classes, which always licenses `<self>`). Readings that cannot finish within `max_length`
+    units are left out, so a cut-off hypothesis is never an unlicensed prefix.
+    """
+
+    def __init__(self, reading_words: ReadingWords, classes: Collection[str] | None = None, any_class: bool = False,
+                 max_length: int | None = None, cache_size: int = 20_000):
+        self.reading_words = reading_words
+        self.max_length = max_length
+        self.classes = None if classes is None else frozenset(classes)
+        self.any_class = any_class
+        self._cache: OrderedDict[tuple[str, str | None, int], _Trie | None] = OrderedDict()
+        self._cache_size = cache_size
+        self._tries: list[_Trie | None] = []
+        self.unconstrained = 0  # inputs of covered classes left free: no licensed reading spellable
+        self.constrained = 0
+
+    def _trie(self, before: str, cls: str | None, vocab: Vocabulary) -> _Trie | None:
+        key = (before, cls, id(vocab))
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        sequences = set()
+        for words in self.reading_words(before, cls):
+            ids = tuple(vocab.encode(" ".join(words)))
+            if ids and UNK not in ids and (self.max_length is None or len(ids) < self.max_length):
+                sequences.add(ids)
+        trie = _Trie(sequences) if sequences else None
+        self._cache[key] = trie
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return trie
+
+    def applies_to(self, cls: str | None) -> bool:
+        if cls is None:
+            return self.any_class
+        return self.classes is None or cls in self.classes
+
+    def prepare(self, batch: ConstraintBatch) -> None:
+        tokens = batch_tokens(batch)
+        classes = batch.classes or [None] * len(tokens)
+        self._tries = []
+        for before, cls in zip(tokens, classes, strict=True):
+            trie = None
+            if self.applies_to(cls):
+                trie = self._trie(before, cls, batch.output_vocab)
+                if trie is None:
+                    self.unconstrained += 1
+                else:
+                    self.constrained += 1
+            self._tries.append(trie)
+        return None
+
+    def step_scores(self, context: StepContext) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        rows = context.rows.tolist()
+        tries = [self._tries[r] for r in rows]
+        if all(trie is None for trie in tries):
+            return None, None
+        vocab_size = len(context.output_vocab)
+        device = context.prefixes.device
+        mask = torch.zeros((len(rows), vocab_size), dtype=torch.bool)
+        prefixes = context.prefixes.tolist()
+        allow_rows: list[int] = []
+        allow_cols: list[int] = []
+        for i, trie in enumerate(tries):
+            if trie is None:
+                continue
+            mask[i] = True
+            node = trie.nodes.get(tuple(prefixes[i]))
+            if node is None:
+                continue  # a dead hypothesis (already −∞): everything stays forbidden
+            nexts, complete = node
+            allow_rows.extend([i] * len(nexts))
+            allow_cols.extend(nexts)
+            if complete:
+                allow_rows.append(i)
+                allow_cols.append(EOS)
+        if allow_rows:
+            mask[allow_rows, allow_cols] = False
+        return None, mask.to(device)
+
+
+def combine(constraints: Sequence[DecodingConstraint | None]) -> DecodingConstraint | None:
+    """One constraint from several (None entries dropped); None when there is none."""
+    from tnforge.trainers.beam_search import CombinedConstraint
+
+    present = [c for c in constraints if c is not None]
+    if not present:
+        return None
+    return present[0] if len(present) == 1 else CombinedConstraint(present)

@@ -1,0 +1,139 @@
+"""Decoding datasets and windows with a trained model: top-k hypotheses as text and as Parquet rows."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import torch
+
+from tnforge import schemas
+from tnforge.trainers.beam_search import ConstraintBatch, DecodingConstraint, beam_search
+from tnforge.trainers.checkpoints import LoadedModel
+from tnforge.trainers.data import Batch, bucketed_batches, make_batch
+
+#: Columns of an examples file that decoding carries through when present.
+DECODE_COLUMNS = ("key", "source", "sentence_id", "token_index", "copy", "class", "before", "after", "input")
+
+Ranked = list[tuple[str, float]]
+
+
+def autocast(device: torch.device) -> contextlib.AbstractContextManager:
+    """Mixed precision on CUDA, nothing on CPU."""
+    if device.type == "cuda":
+        return torch.autocast(device_type="cuda", dtype=torch.float16)
+    return contextlib.nullcontext()
+
+
+def max_output_length(loaded: LoadedModel) -> int:
+    return int(loaded.config.get("max_output_length", 40))
+
+
+def decode_batch(
+    loaded: LoadedModel,
+    batch: Batch,
+    beam: int = 5,
+    top_k: int = 1,
+    constraint: DecodingConstraint | None = None,
+    max_length: int | None = None,
+) -> list[Ranked]:
+    """The `top_k` distinct best readings (text, score) of each row of a batch, best first."""
+    vocab = loaded.output_vocab
+    # Different piece sequences can spell the same text: keep spares so k distinct texts survive.
+    spare = top_k * 2 if vocab.kind == "sentencepiece" else top_k
+    constraint_batch = None
+    if constraint is not None:
+        rows = batch.rows
+        constraint_batch = ConstraintBatch(list(rows["input"]), rows.get("before"), rows.get("class"), vocab,
+                                           loaded.device)
+    batch = batch.to(loaded.device)
+    with autocast(loaded.device):
+        found = beam_search(loaded.model, batch.source, batch.source_lengths, beam=beam, keep=spare,
+                            max_length=max_length or max_output_length(loaded), constraint=constraint,
+                            constraint_batch=constraint_batch)
+    results: list[Ranked] = []
+    for hypotheses in found:
+        ranked: Ranked = []
+        seen: set[str] = set()
+        for hypothesis in hypotheses:
+            text = vocab.decode(hypothesis.ids)
+            if text and text not in seen:
+                seen.add(text)
+                ranked.append((text, hypothesis.score))
+            if len(ranked) == top_k:
+                break
+        results.append(ranked)
+    return results
+
+
+def example_columns(files: Sequence[Path]) -> list[str]:
+    """The decode columns present in the first file (`input` is required)."""
+    names = set(pq.ParquetFile(files[0]).schema_arrow.names)
+    if "input" not in names:
+        raise ValueError(f"{files[0]}: no 'input' column (is it an examples dataset?)")
+    return [c for c in DECODE_COLUMNS if c in names]
+
+
+def decode_files(
+    loaded: LoadedModel,
+    files: Sequence[Path],
+    split: str | None = None,
+    beam: int = 5,
+    top_k: int = 1,
+    batch_size: int = 256,
+    constraint: DecodingConstraint | None = None,
+    on_batch: Callable[[int], None] | None = None,
+    originals_only: bool = False,
+) -> Iterator[tuple[dict[str, list], list[Ranked]]]:
+    """Decode every row of examples files; yields (rows, ranked hypotheses) per batch.
+
+    With `originals_only`, up-sampling copies (copy > 0) are skipped.
+    """
+    columns = example_columns(files)
+    for batch in bucketed_batches(files, loaded.input_vocab, None, batch_size, columns=columns, split=split,
+                                  max_input=int(loaded.config.get("max_input_length", 256))):
+        if originals_only and "copy" in batch.rows:
+            keep = [i for i, c in enumerate(batch.rows["copy"]) if c == 0]
+            if not keep:
+                continue
+            if len(keep) < len(batch):
+                rows = {name: [values[i] for i in keep] for name, values in batch.rows.items()}
+                batch = make_batch(rows, loaded.input_vocab, None, int(loaded.config.get("max_input_length", 256)))
+        ranked = decode_batch(loaded, batch, beam=beam, top_k=top_k, constraint=constraint)
+        if on_batch:
+            on_batch(len(batch))
+        yield batch.rows, ranked
+
+
+def hypotheses_table(rows: dict[str, list], ranked: Sequence[Ranked]) -> pa.Table:
+    """HYPOTHESES rows (key, class, before, input, gold, rank, hypothesis, score) for one decoded batch."""
+    out: dict[str, list] = {name: [] for name in schemas.HYPOTHESES.names}
+    count = len(rows["input"])
+    keys = rows.get("key") or [0] * count
+    for i in range(count):
+        for rank, (text, score) in enumerate(ranked[i]):
+            out["key"].append(keys[i])
+            out["class"].append(rows["class"][i] if "class" in rows else None)
+            out["before"].append(rows["before"][i] if "before" in rows else "")
+            out["input"].append(rows["input"][i])
+            out["gold"].append(rows["after"][i] if "after" in rows else None)
+            out["rank"].append(rank)
+            out["hypothesis"].append(text)
+            out["score"].append(score)
+    return pa.Table.from_pydict(out, schema=schemas.HYPOTHESES)
+
+
+def decode_windows(loaded: LoadedModel, windows: Sequence[str], beam: int = 5, batch_size: int = 256,
+                   constraint: DecodingConstraint | None = None) -> list[str]:
+    """The best reading of each window (`… <norm> token </norm> …`), in order."""
+    readings: list[str] = []
+    max_input = int(loaded.config.get("max_input_length", 256))
+    for start in range(0, len(windows), batch_size):
+        chunk = list(windows[start: start + batch_size])
+        batch = make_batch({"input": chunk}, loaded.input_vocab, None, max_input)
+        for ranked in decode_batch(loaded, batch, beam=beam, top_k=1, constraint=constraint):
+            readings.append(ranked[0][0] if ranked else schemas.SELF)
+    return readings

@@ -1,0 +1,36 @@
+"""Choosing the torch device (`auto`, `cpu`, `cuda`, `cuda:N`) with a clear error when CUDA is missing."""
+
+from __future__ import annotations
+
+import torch
+
+
+class DeviceError(ValueError):
+    """A device was asked for that this machine does not have."""
+
+
+def resolve_device(name: str = "auto") -> torch.device:
+    """`auto` → CUDA when available, else CPU; `cuda` without CUDA raises DeviceError."""
+    name = (name or "auto").strip().lower()
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cpu":
+        return torch.device("cpu")
+    if name.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise DeviceError(
+                f"--device {name}: CUDA is not available on this machine (torch {torch.__version__}, "
+                f"built with CUDA {torch.version.cuda or 'none'}); use --device cpu or auto"
+            )
+        device = torch.device(name)
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise DeviceError(f"--device {name}: only {torch.cuda.device_count()} CUDA device(s) present")
+        return device
+    raise DeviceError(f"--device {name}: unknown device (use auto, cpu or cuda)")
+
+
+def seed_everything(seed: int) -> None:
+    """Seed torch (CPU and CUDA) so CPU runs are reproducible."""
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)

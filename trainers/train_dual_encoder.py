@@ -1,0 +1,239 @@
+"""Training a dual encoder from a dataset directory's `pairs` (sequence) or `vocab_pairs` (vocabulary filter).
+
+Pairs are streamed from Parquet record batch by record batch, filtered by negative type, and the negatives
+thinned to at most `ratio` per positive by a stable hash of each row's key (so the same rows are kept on every
+machine). The loss is class-balanced binary cross-entropy (positives weighted by negatives/positives), so
+p = 0.5 is the natural decision point the sequence constraint λ(s − 0.5) assumes. Early stopping on dev ROC
+AUC; `checkpoint.pt` (latest) and `best.pt` (best dev AUC); `metrics.jsonl`; seeded.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from tnforge import datasets
+from tnforge.hashing import unit_interval
+from tnforge.trainers.devices import resolve_device, seed_everything
+from tnforge.trainers.dual_encoder_eval import pair_metrics
+from tnforge.trainers.dual_encoder_model import (
+    BEST,
+    LAST,
+    DualEncoder,
+    DualEncoderConfig,
+    DualEncoderScorer,
+    Featurizer,
+    save_dual_encoder,
+)
+
+METRICS = "metrics.jsonl"
+#: Dataset and output column of each dual encoder kind.
+SOURCES = {"sequence": ("pairs", "reading"), "vocabulary": ("vocab_pairs", "word")}
+#: Negative types each kind knows (the `--negatives` choices).
+NEGATIVE_TYPES = {"sequence": ("synthetic", "random", "topk"), "vocabulary": ("class", "global", "topk")}
+
+
+@dataclass
+class DETrainConfig:
+    """Every training option of a dual encoder."""
+
+    data: str = ""
+    out: str = ""
+    kind: str = "sequence"
+    negatives: tuple[str, ...] = ()  # negative types used for training; () = every type present
+    ratio: float | None = None  # negatives kept per positive in training (None = all)
+    device: str = "auto"
+    epochs: int = 30
+    batch_size: int = 256
+    learning_rate: float = 3e-3
+    weight_decay: float = 0.0
+    patience: int = 4
+    max_minutes: float = 0.0
+    seed: int = 13
+    threads: int = 0
+    progress: bool = True
+    model: DualEncoderConfig = field(default_factory=DualEncoderConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["negatives"] = list(self.negatives)
+        data["model"] = self.model.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DETrainConfig:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known and k != "model"}
+        values["negatives"] = tuple(values.get("negatives", ()))
+        return cls(**values, model=DualEncoderConfig.from_dict(data.get("model", {})))
+
+
+@dataclass
+class PairRows:
+    """Labelled pairs of one split in memory (columns as lists)."""
+
+    befores: list[str]
+    outputs: list[str]
+    labels: list[int]
+    types: list[str]
+    classes: list[str]
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def load_pairs(root: str, kind: str, split: str, negatives: tuple[str, ...] = (), ratio: float | None = None,
+               seed: int = 0) -> PairRows:
+    """Stream one split's pairs: keep positives, negatives of the chosen types, at most `ratio` per positive."""
+    dataset, column = SOURCES[kind]
+    columns = ["key", "class", "before", column, "label", "negative_type"]
+    rows = PairRows([], [], [], [], [])
+    keys: list[int] = []
+    for batch in datasets.iter_batches(root, dataset, split, columns=columns):
+        data = batch.to_pydict()
+        for key, cls, before, output, label, kind_of in zip(data["key"], data["class"], data["before"], data[column],
+                                                             data["label"], data["negative_type"], strict=True):
+            if label == 0 and negatives and kind_of not in negatives:
+                continue
+            keys.append(key)
+            rows.befores.append(before)
+            rows.outputs.append(output)
+            rows.labels.append(int(label))
+            rows.types.append(kind_of or "positive")
+            rows.classes.append(cls)
+    if ratio is not None and rows.labels:
+        positives = sum(rows.labels)
+        negative_count = len(rows.labels) - positives
+        if negative_count > ratio * positives:
+            share = ratio * positives / negative_count
+            draw = unit_interval(np.asarray(keys, dtype=np.uint64), seed=seed + 1)
+            keep = [i for i, label in enumerate(rows.labels) if label == 1 or draw[i] < share]
+            rows = PairRows(*([values[i] for i in keep] for values in
+                              (rows.befores, rows.outputs, rows.labels, rows.types, rows.classes)))
+    return rows
+
+
+@dataclass
+class DETrainResult:
+    run: Path
+    epochs: int
+    steps: int
+    seconds: float
+    best: dict[str, Any]
+    stopped: str
+    train_pairs: int
+    dev_pairs: int
+
+
+def _log(path: Path, record: dict[str, Any]) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, sort_keys=True) + "\n")
+
+
+def _pack(featurizer: Featurizer, side: str, texts: list[str], device: torch.device) -> tuple[torch.Tensor,
+                                                                                               torch.Tensor]:
+    ids, offsets = featurizer.pack(side, texts)
+    return ids.to(device), offsets.to(device)
+
+
+@torch.no_grad()
+def evaluate_rows(model: DualEncoder, rows: PairRows, device: torch.device) -> dict[str, Any]:
+    """`pair_metrics` of a model on in-memory pairs (the model is put back in train mode)."""
+    model.eval()
+    scorer = DualEncoderScorer(model, device)
+    scores = scorer.score(rows.befores, rows.outputs).numpy() if len(rows) else np.zeros(0)
+    model.train()
+    return pair_metrics(rows.labels, scores, rows.types, classes=rows.classes)
+
+
+def train_dual_encoder(config: DETrainConfig) -> DETrainResult:
+    """Train a dual encoder into `config.out`; returns where it stopped and the best dev figures."""
+    config.model.kind = config.kind
+    config.model.check()
+    run = Path(config.out)
+    run.mkdir(parents=True, exist_ok=True)
+    device = resolve_device(config.device)
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    seed_everything(config.seed)
+    train_rows = load_pairs(config.data, config.kind, "train", config.negatives, config.ratio, config.seed)
+    dev_rows = load_pairs(config.data, config.kind, "dev", config.negatives, None, config.seed)
+    dataset = SOURCES[config.kind][0]
+    if not len(train_rows) or 0 < sum(train_rows.labels) == len(train_rows) or not sum(train_rows.labels):
+        raise ValueError(f"{config.data}: {dataset}/train needs positive and negative pairs "
+                         f"(found {len(train_rows)} rows; run `tnforge negatives` first)")
+    (run / METRICS).unlink(missing_ok=True)
+
+    model = DualEncoder(config.model).to(device)
+    featurizer = Featurizer(config.model)
+    side = featurizer.output_side()
+    sparse = [p for name, p in model.named_parameters() if name.endswith("bag.weight")]
+    dense = [p for name, p in model.named_parameters() if not name.endswith("bag.weight")]
+    optimizers = [torch.optim.SparseAdam(sparse, lr=config.learning_rate),
+                  torch.optim.Adam(dense, lr=config.learning_rate, weight_decay=config.weight_decay)]
+    positives = sum(train_rows.labels)
+    pos_weight = torch.tensor((len(train_rows) - positives) / positives, device=device)
+    criterion = nn.BCEWithLogitsLoss(pos_weight=pos_weight)
+    labels = torch.tensor(train_rows.labels, dtype=torch.float32)
+    generator = torch.Generator().manual_seed(config.seed)
+    per_epoch = max(1, math.ceil(len(train_rows) / config.batch_size))
+    best: dict[str, Any] = {}
+    bad = step = epoch = 0
+    stopped = "epochs"
+    started = time.monotonic()
+    budget = config.max_minutes * 60 if config.max_minutes else math.inf
+    from tqdm import tqdm
+
+    bar = tqdm(total=config.epochs * per_epoch, file=sys.stderr, disable=not config.progress, unit="batch",
+               dynamic_ncols=True, desc=f"train {config.kind} DE")
+    model.train()
+    for epoch in range(config.epochs):
+        order = torch.randperm(len(train_rows), generator=generator).tolist()
+        loss_sum = 0.0
+        for start in range(0, len(order), config.batch_size):
+            chosen = order[start: start + config.batch_size]
+            logits = model(*_pack(featurizer, "input", [train_rows.befores[i] for i in chosen], device),
+                           *_pack(featurizer, side, [train_rows.outputs[i] for i in chosen], device))
+            loss = criterion(logits, labels[chosen].to(device))
+            for optimizer in optimizers:
+                optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            for optimizer in optimizers:
+                optimizer.step()
+            loss_sum += float(loss.detach()) * len(chosen)
+            step += 1
+            bar.update(1)
+        metrics = evaluate_rows(model, dev_rows, device) if len(dev_rows) else {"auc": float("nan")}
+        auc = metrics["auc"]
+        improved = not best or (not math.isnan(auc) and auc > best["auc"]) or math.isnan(best["auc"])
+        record = {"event": "dev", "epoch": epoch, "step": step, "loss": loss_sum / len(train_rows),
+                  "auc": auc, "accuracy": metrics.get("accuracy"), "false_accept": metrics.get("false_accept"),
+                  "best": improved}
+        _log(run / METRICS, record)
+        bar.set_postfix(loss=f"{record['loss']:.3f}", auc=f"{auc:.4f}")
+        if improved:
+            best = {**metrics, "epoch": epoch, "step": step}
+            bad = 0
+            save_dual_encoder(str(run / BEST), model, config.to_dict(), metrics={"dev": best})
+        else:
+            bad += 1
+        save_dual_encoder(str(run / LAST), model, config.to_dict(),
+                          training={"epoch": epoch, "step": step, "best": best}, metrics={"dev": best})
+        if bad >= config.patience:
+            stopped = "early stopping"
+            break
+        if time.monotonic() - started >= budget:
+            stopped = "time limit"
+            break
+    bar.close()
+    return DETrainResult(run, epoch + 1, step, time.monotonic() - started, best, stopped, len(train_rows),
+                         len(dev_rows))

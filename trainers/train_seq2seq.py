@@ -1,0 +1,284 @@
+"""Training the seq2seq normalizer from a dataset directory's `examples` Parquet (train split; dev for
+early stopping), on CPU or CUDA (mixed precision), with checkpoints, resume, JSONL metrics and plots.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import torch
+from torch import nn
+
+from tnforge.schemas import TRIVIAL_TARGETS
+from tnforge.trainers.checkpoints import BEST, LAST, LoadedModel, load_checkpoint, save_checkpoint
+from tnforge.trainers.data import bucketed_batches, example_files, iter_rows, iter_texts
+from tnforge.trainers.decoding import decode_batch
+from tnforge.trainers.devices import resolve_device, seed_everything
+from tnforge.trainers.seq2seq_model import ModelConfig, Seq2Seq
+from tnforge.trainers.vocab import PAD, Vocabulary, input_vocabulary, output_vocabulary, vocabulary_from_dict
+
+METRICS = "metrics.jsonl"
+PLOT = "training.png"
+#: Options that a resumed run takes from the new command line instead of the checkpoint.
+RESUME_OVERRIDES = ("epochs", "max_minutes", "device", "threads", "progress", "patience")
+
+
+@dataclass
+class TrainConfig:
+    """Every training option (the CLI and TOML config files map onto these names)."""
+
+    data: str = ""
+    out: str = ""
+    device: str = "auto"
+    epochs: int = 40
+    batch_size: int = 64
+    learning_rate: float = 2e-3
+    clip: float = 1.0
+    lr_decay: float = 0.5  # factor applied when dev loss stops improving
+    patience: int = 6  # evaluations without dev improvement before stopping
+    eval_every: int = 0  # steps between dev evaluations; 0 = once per epoch
+    max_minutes: float = 0.0  # wall-clock budget; 0 = none
+    seed: int = 13
+    input_units: str = "char"
+    output_units: str = "word"
+    sp_size: int = 1000
+    min_count: int = 1
+    label_smoothing: float = 0.0
+    amp: bool = True
+    threads: int = 0
+    dev_limit: int = 0  # dev rows used for evaluation during training; 0 = all
+    pool_size: int = 8192
+    max_copies: int = 0  # skip up-sampling copies with copy index ≥ this; 0 = use every row
+    max_input_length: int = 256
+    max_output_length: int = 0  # 0 = longest train reading + 8
+    progress: bool = True
+    model: ModelConfig = field(default_factory=ModelConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["model"] = self.model.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known and k != "model"}
+        return cls(**values, model=ModelConfig.from_dict(data.get("model", {})))
+
+
+@dataclass
+class TrainResult:
+    run: Path
+    epochs: int
+    steps: int
+    seconds: float
+    best: dict[str, Any]
+    stopped: str
+
+
+def count_rows(files: list[Path], max_copies: int = 0) -> int:
+    """Rows of the files (those with copy < max_copies when it is set)."""
+    if not max_copies:
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    return sum(b.num_rows for b in iter_rows(files, ["key"], max_copies=max_copies))
+
+
+def _log(path: Path, record: dict[str, Any]) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, sort_keys=True) + "\n")
+
+
+def build_vocabularies(config: TrainConfig, train_files: list[Path]) -> tuple[Vocabulary, Vocabulary, int]:
+    """Input and output vocabularies from the train split (streamed), and the longest reading in units."""
+    def texts(column: str) -> Iterator[str]:
+        return iter_texts(train_files, column, max_copies=config.max_copies)
+
+    input_vocab = input_vocabulary(config.input_units, texts("input"), config.sp_size)
+    output_vocab = output_vocabulary(config.output_units, texts("after"), config.sp_size, min_count=config.min_count)
+    longest = max((len(output_vocab.encode(t)) for t in texts("after")), default=1)
+    return input_vocab, output_vocab, longest
+
+
+@torch.no_grad()
+def evaluate_dev(model: Seq2Seq, files: list[Path], input_vocab: Vocabulary, output_vocab: Vocabulary,
+                 config: TrainConfig, device: torch.device) -> dict[str, float]:
+    """Dev loss (teacher forced) and greedy exact-match accuracy, overall and on non-trivial rows."""
+    model.eval()
+    loaded = LoadedModel(model, input_vocab, output_vocab, config.to_dict(), Path(config.out), device)
+    loss_sum = tokens = seen = correct = nontrivial = nontrivial_correct = 0
+    criterion = nn.CrossEntropyLoss(ignore_index=PAD, reduction="sum")
+    for batch in bucketed_batches(files, input_vocab, output_vocab, 256, columns=("input", "after"),
+                                  max_input=config.max_input_length):
+        if config.dev_limit and seen >= config.dev_limit:
+            break
+        moved = batch.to(device)
+        logits = model(moved.source, moved.source_lengths, moved.target_in)
+        loss_sum += float(criterion(logits.float().flatten(0, 1), moved.target_out.flatten()))
+        tokens += int((moved.target_out != PAD).sum())
+        for gold, ranked in zip(batch.rows["after"], decode_batch(loaded, batch, beam=1, top_k=1), strict=True):
+            hit = bool(ranked) and ranked[0][0] == gold
+            correct += hit
+            if gold not in TRIVIAL_TARGETS:
+                nontrivial += 1
+                nontrivial_correct += hit
+        seen += len(batch)
+    model.train()
+    return {
+        "dev_loss": loss_sum / max(tokens, 1),
+        "dev_accuracy": correct / max(seen, 1),
+        "dev_nontrivial_accuracy": nontrivial_correct / max(nontrivial, 1),
+        "dev_examples": seen,
+    }
+
+
+def _is_better(metrics: dict[str, float], best: dict[str, Any]) -> bool:
+    if not best:
+        return True
+    return (metrics["dev_accuracy"], -metrics["dev_loss"]) > (best["dev_accuracy"], -best["dev_loss"])
+
+
+def train(config: TrainConfig, resume: bool = False) -> TrainResult:
+    """Train (or resume) a model into `config.out`; returns where it stopped and the best dev figures."""
+    run = Path(config.out)
+    run.mkdir(parents=True, exist_ok=True)
+    device = resolve_device(config.device)
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    train_files = example_files(config.data, "train")
+    dev_files = example_files(config.data, "dev")
+
+    state: dict[str, Any] = {}
+    if resume:
+        payload = load_checkpoint(run / LAST, "cpu")
+        saved = TrainConfig.from_dict(payload["config"])
+        for name in RESUME_OVERRIDES:
+            setattr(saved, name, getattr(config, name))
+        saved.data, saved.out = config.data, config.out
+        config = saved
+        input_vocab = vocabulary_from_dict(payload["input_vocab"])
+        output_vocab = vocabulary_from_dict(payload["output_vocab"])
+        state = payload["training"]
+    else:
+        seed_everything(config.seed)
+        input_vocab, output_vocab, longest = build_vocabularies(config, train_files)
+        if not config.max_output_length:
+            config.max_output_length = longest + 8
+        (run / METRICS).unlink(missing_ok=True)
+
+    model = Seq2Seq(config.model, len(input_vocab), len(output_vocab)).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="min", factor=config.lr_decay,
+                                                           patience=1)
+    use_amp = config.amp and device.type == "cuda"
+    scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+    criterion = nn.CrossEntropyLoss(ignore_index=PAD, label_smoothing=config.label_smoothing)
+    epoch = step = batch_in_epoch = bad_evals = 0
+    elapsed_before = 0.0
+    best: dict[str, Any] = {}
+    if state:
+        model.load_state_dict(payload["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        scaler.load_state_dict(state["scaler"])
+        epoch, step, batch_in_epoch = state["epoch"], state["step"], state["batch_in_epoch"]
+        bad_evals, best, elapsed_before = state["bad_evals"], state["best"], state["elapsed"]
+        torch.set_rng_state(state["rng"])
+
+    def snapshot() -> dict[str, Any]:
+        return {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                "scaler": scaler.state_dict(), "epoch": epoch, "step": step, "batch_in_epoch": batch_in_epoch,
+                "bad_evals": bad_evals, "best": best, "elapsed": elapsed_before + time.monotonic() - started,
+                "rng": torch.get_rng_state()}
+
+    def evaluate_and_save() -> bool:
+        """Dev evaluation, LR schedule, checkpoints; True when early stopping says stop."""
+        nonlocal best, bad_evals
+        metrics = evaluate_dev(model, dev_files, input_vocab, output_vocab, config, device)
+        scheduler.step(metrics["dev_loss"])
+        improved = _is_better(metrics, best)
+        if improved:
+            best = {**metrics, "step": step, "epoch": epoch}
+            bad_evals = 0
+        else:
+            bad_evals += 1
+        _log(run / METRICS, {"event": "dev", "step": step, "epoch": epoch, **metrics,
+                             "lr": optimizer.param_groups[0]["lr"], "best": improved})
+        snap = snapshot()
+        save_checkpoint(run / LAST, model, input_vocab, output_vocab, config.to_dict(), snap)
+        if improved:
+            save_checkpoint(run / BEST, model, input_vocab, output_vocab, config.to_dict(), {"best": best})
+        return bad_evals >= config.patience
+
+    from tqdm import tqdm
+
+    rows = count_rows(train_files, config.max_copies)
+    per_epoch = max(1, math.ceil(rows / config.batch_size))
+    started = time.monotonic()
+    budget = config.max_minutes * 60 - elapsed_before if config.max_minutes else math.inf
+    stopped = "epochs"
+    model.train()
+    bar = tqdm(total=config.epochs * per_epoch, initial=step, file=sys.stderr, disable=not config.progress,
+               unit="batch", dynamic_ncols=True, desc="train")
+    window_loss, window_examples, window_start = 0.0, 0, time.monotonic()
+    done = False
+    while epoch < config.epochs and not done:
+        batches = bucketed_batches(train_files, input_vocab, output_vocab, config.batch_size, shuffle=True,
+                                   seed=config.seed * 1_000_003 + epoch, pool_size=config.pool_size,
+                                   max_input=config.max_input_length, max_copies=config.max_copies)
+        evaluated_at = -1
+        for index, batch in enumerate(batches):
+            if index < batch_in_epoch:
+                continue  # resuming inside an epoch: the order is the same, skip what was seen
+            moved = batch.to(device)
+            with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=use_amp):
+                logits = model(moved.source, moved.source_lengths, moved.target_in)
+                loss = criterion(logits.float().flatten(0, 1), moved.target_out.flatten())
+            optimizer.zero_grad(set_to_none=True)
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            nn.utils.clip_grad_norm_(model.parameters(), config.clip)
+            scaler.step(optimizer)
+            scaler.update()
+            step += 1
+            batch_in_epoch = index + 1
+            window_loss += float(loss.detach()) * len(batch)
+            window_examples += len(batch)
+            bar.update(1)
+            if step % 20 == 0:
+                speed = window_examples / max(time.monotonic() - window_start, 1e-9)
+                record = {"event": "train", "step": step, "epoch": epoch, "loss": window_loss / window_examples,
+                          "examples_per_s": speed, "lr": optimizer.param_groups[0]["lr"]}
+                _log(run / METRICS, record)
+                bar.set_postfix(loss=f"{record['loss']:.3f}", ex_s=f"{speed:.0f}")
+                window_loss, window_examples, window_start = 0.0, 0, time.monotonic()
+            out_of_time = time.monotonic() - started >= budget
+            if (config.eval_every and step % config.eval_every == 0) or out_of_time:
+                evaluated_at = step
+                if evaluate_and_save():
+                    stopped, done = "early stopping", True
+                if out_of_time:
+                    stopped, done = "time limit", True
+                if done:
+                    break
+        if done:
+            break
+        epoch += 1
+        batch_in_epoch = 0
+        if evaluated_at != step and evaluate_and_save():
+            stopped, done = "early stopping", True
+    bar.close()
+    if not (run / LAST).exists():
+        evaluate_and_save()
+    from tnforge.trainers.plots import plot_training
+
+    plot_training(run / METRICS, run / PLOT)
+    seconds = elapsed_before + time.monotonic() - started
+    return TrainResult(run, epoch, step, seconds, best, stopped)
