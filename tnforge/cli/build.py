@@ -6,7 +6,7 @@ from importlib import resources
 
 import click
 
-from tnforge.cli.common import PassThroughCommand
+from tnforge.cli.common import PassThroughCommand, parse_ratio
 from tnforge.config import config_option
 
 
@@ -80,7 +80,7 @@ def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, spl
         max_token_chars=max_token_chars, pipeline_args=tuple(ctx.meta.get("pipeline_args", ())),
     )
     kinds = [k.strip() for k in negatives.split(",") if k.strip()]
-    negative_ratio = _negative_ratio(ratio) if kinds else None
+    negative_ratio = parse_ratio(ratio) if kinds else None
     try:
         manifest = run_build(config, workers=workers, overwrite=overwrite)
     except BuildError as error:
@@ -102,15 +102,3 @@ def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, spl
         click.echo(report.format_table())
         if not report.success:
             raise click.ClickException(f"validation failed: see {out}/validation/")
-
-
-def _negative_ratio(value: str) -> float | None:
-    if value.strip().lower() == "all":
-        return None
-    try:
-        number = float(value)
-    except ValueError as error:
-        raise click.BadParameter(f"{value!r}: a number such as 3 or 10, or 'all'", param_hint="--ratio") from error
-    if number <= 0:
-        raise click.BadParameter("must be positive", param_hint="--ratio")
-    return number

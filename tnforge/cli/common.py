@@ -13,3 +13,16 @@ class PassThroughCommand(click.Command):
             cut = args.index("--")
             args, ctx.meta["pipeline_args"] = args[:cut], args[cut + 1:]
         return super().parse_args(ctx, args)
+
+
+def parse_ratio(value: str) -> float | None:
+    """A `--ratio` value: "10" → 10.0, "all" → None (every candidate)."""
+    if str(value).strip().lower() == "all":
+        return None
+    try:
+        number = float(value)
+    except ValueError as error:
+        raise click.BadParameter(f"{value!r}: a number such as 3 or 10, or 'all'", param_hint="--ratio") from error
+    if not number > 0:
+        raise click.BadParameter(f"{value!r}: must be positive", param_hint="--ratio")
+    return number

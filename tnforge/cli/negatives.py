@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from tnforge.cli.common import PassThroughCommand
+from tnforge.cli.common import PassThroughCommand, parse_ratio
 from tnforge.config import config_option
 
 KINDS = ("synthetic", "random", "topk")
@@ -25,19 +25,6 @@ def parse_kinds(value: str) -> list[str]:
             f"{value!r}: choose one or more of {', '.join(KINDS)} (comma-separated)", param_hint="--kinds"
         )
     return kinds
-
-
-def parse_ratio(value: str) -> float | None:
-    """"10" → 10.0, "all" → None."""
-    if str(value).strip().lower() == "all":
-        return None
-    try:
-        number = float(value)
-    except ValueError as error:
-        raise click.BadParameter(f"{value!r}: a number such as 3 or 10, or 'all'", param_hint="--ratio") from error
-    if not number > 0:
-        raise click.BadParameter(f"{value!r}: must be positive", param_hint="--ratio")
-    return number
 
 
 def _build_settings(directory: str) -> dict[str, Any]:
