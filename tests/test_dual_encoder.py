@@ -18,7 +18,9 @@ from tnforge.trainers.dual_encoder_model import (
     Featurizer,
     input_grams,
     load_dual_encoder,
+    pair_keys,
     reading_grams,
+    reading_numbers,
 )
 from tnforge.trainers.train_dual_encoder import DETrainConfig, load_pairs, train_dual_encoder
 
@@ -116,11 +118,45 @@ def test_load_pairs_filters_types_and_thins_by_ratio(pair_dataset: str) -> None:
     assert load_pairs(pair_dataset, "sequence", "train", ratio=1.0, seed=3).befores == thinned.befores
 
 
-@pytest.mark.parametrize("kind", ["sequence", "vocabulary"])
-def test_training_separates_obvious_pairs(pair_dataset: str, tmp_path, kind: str) -> None:
+def test_pair_keys_match_numbers_letters_and_months() -> None:
+    spelled, whole = reading_numbers("twenty eight thousand four hundred eighty seven dollars")
+    assert "28487" in spelled and whole == [{"28487"}]
+    assert {"1995"} <= reading_numbers("nineteen ninety five")[1][0] and "1905" in reading_numbers("nineteen o five")[0]
+    assert reading_numbers("four nine sil three o sil four")[1] == [{"49"}, {"30"}, {"4"}]
+    right, near_miss = pair_keys("1995", "nineteen ninety five"), pair_keys("1995", "nineteen ninety six")
+    assert {"num_all", "said_all"} <= set(right) and {"num_missing", "said_extra"} <= set(near_miss)
+    assert "let_eq" in pair_keys("DEFCs", "d e f c's") and "let_ne" in pair_keys("IUCN", "i u d's n")
+    assert "month_eq" in pair_keys("12 Oct 2000", "the twelfth of october two thousand")
+    assert "month_number" in pair_keys("2012-12-12", "the twelfth of december twenty twelve")
+    assert "month_ne" in pair_keys("18 May 2009", "the eighteenth of march two thousand nine")
+
+
+def test_interaction_term_needs_the_tokens_and_is_sequence_only() -> None:
+    import torch
+
+    with pytest.raises(ValueError, match="sequence kind only"):
+        DualEncoder(DualEncoderConfig(kind="vocabulary", cross_buckets=1024, **SMALL))
+    model = DualEncoder(DualEncoderConfig(cross_buckets=1024, **SMALL))
+    with torch.no_grad():
+        model.cross.weight.fill_(0.25)
+    featurizer = Featurizer(model.config)
+    ids, offsets = featurizer.pack_cross(["12", "1,234"], ["twelve", "one thousand two hundred thirty four"])
+    assert offsets.tolist()[0] == 0 and int(ids.max()) < 1024 and len(ids) > 2 * len(pair_keys("12", "twelve"))
+    u, v = torch.zeros(2, 32), torch.zeros(2, 32)
+    plain = DualEncoder(DualEncoderConfig(**SMALL))
+    plain.load_state_dict({k: t for k, t in model.state_dict().items() if not k.startswith("cross")})
+    # The interaction term adds 0.25 per distinct hashed pair feature to the towers' logit.
+    sizes = torch.diff(torch.cat([offsets, torch.tensor([len(ids)])])).float()
+    assert torch.allclose(model.pair_logits(u, v, (ids, offsets)) - plain.pair_logits(u, v), 0.25 * sizes)
+    with pytest.raises(ValueError, match="cross ids"):
+        model.pair_logits(u, v)
+
+
+@pytest.mark.parametrize("kind,cross", [("sequence", 0), ("sequence", 1 << 14), ("vocabulary", 0)])
+def test_training_separates_obvious_pairs(pair_dataset: str, tmp_path, kind: str, cross: int) -> None:
     config = DETrainConfig(data=pair_dataset, out=str(tmp_path / kind), kind=kind, device="cpu", epochs=25,
                            patience=25, batch_size=32, learning_rate=1e-2, seed=5, progress=False, threads=1,
-                           model=DualEncoderConfig(**SMALL))
+                           model=DualEncoderConfig(cross_buckets=cross, **SMALL))
     result = train_dual_encoder(config)
     assert result.best["auc"] >= 0.95
     scorer = load_dual_encoder(tmp_path / kind, "cpu")

@@ -198,17 +198,19 @@ def plot_sweep(rows: Sequence[dict[str, Any]], out: str | os.PathLike, title: st
     plt = _pyplot()
     weights = [row["lambda"] for row in rows]
     classes = sorted({c for row in rows for c in row["per_class"]})
-    figure, axis = plt.subplots(figsize=(8, 5))
-    for cls in classes:
+    figure, axis = plt.subplots(figsize=(9.5, 5))
+    colours = plt.get_cmap("tab20").colors
+    for index, cls in enumerate(classes):
         values = [row["per_class"].get(cls, float("nan")) for row in rows]
-        if any(v > 0 for v in values if v == v):
-            axis.plot(weights, values, "o-", lw=1, ms=3, label=cls)
+        if any(v > 0 for v in values if v == v):  # distinct colour and line style per class (17 classes)
+            axis.plot(weights, values, marker="os^"[index % 3], linestyle=("-", "--", ":")[index % 3], lw=1, ms=3,
+                      color=colours[index % len(colours)], label=cls)
     axis.plot(weights, [row["error_rate"] for row in rows], "k-", lw=2.5, label="all tokens")
     axis.set_xlabel("λ (constraint weight)")
     axis.set_ylabel("error rate")
     axis.set_yscale("symlog", linthresh=0.01)
     axis.set_title(title or "error rate per class against λ")
-    axis.legend(fontsize=7, ncol=2)
+    axis.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
     figure.savefig(out, dpi=110)
     plt.close(figure)

@@ -61,9 +61,11 @@ class SequenceDEConstraint(DecodingConstraint):
         self.weight = float(weight)
         self.exempt = frozenset(exempt)
         self._encoded: torch.Tensor | None = None
+        self._tokens: list[str] = []
 
     def prepare(self, batch: ConstraintBatch) -> None:
-        self._encoded = self.scorer.encode_inputs(batch_tokens(batch))
+        self._tokens = batch_tokens(batch)
+        self._encoded = self.scorer.encode_inputs(self._tokens)
         return None
 
     def stop_scores(self, context: StepContext) -> torch.Tensor | None:
@@ -71,7 +73,12 @@ class SequenceDEConstraint(DecodingConstraint):
             return None
         texts = context.texts()
         rows = context.rows.to(self._encoded.device)
-        scores = self.scorer.score_encoded(self._encoded.index_select(0, rows), texts).float()
+        u = self._encoded.index_select(0, rows)
+        if getattr(self.scorer, "needs_befores", False):
+            tokens = [self._tokens[i] for i in context.rows.tolist()]
+            scores = self.scorer.score_encoded(u, texts, tokens).float()
+        else:
+            scores = self.scorer.score_encoded(u, texts).float()
         exempt = [i for i, text in enumerate(texts) if text in self.exempt or not text]
         if exempt:
             scores[exempt] = 1.0  # trivial readings: the DE has no objection (as for the vocabulary filter)

@@ -176,8 +176,9 @@ def train_dual_encoder(config: DETrainConfig) -> DETrainResult:
     model = DualEncoder(config.model).to(device)
     featurizer = Featurizer(config.model)
     side = featurizer.output_side()
-    sparse = [p for name, p in model.named_parameters() if name.endswith("bag.weight")]
-    dense = [p for name, p in model.named_parameters() if not name.endswith("bag.weight")]
+    bags = {id(m.weight) for m in model.modules() if isinstance(m, nn.EmbeddingBag)}
+    sparse = [p for p in model.parameters() if id(p) in bags]
+    dense = [p for p in model.parameters() if id(p) not in bags]
     optimizers = [torch.optim.SparseAdam(sparse, lr=config.learning_rate),
                   torch.optim.Adam(dense, lr=config.learning_rate, weight_decay=config.weight_decay)]
     positives = sum(train_rows.labels)
@@ -201,8 +202,14 @@ def train_dual_encoder(config: DETrainConfig) -> DETrainResult:
         loss_sum = 0.0
         for start in range(0, len(order), config.batch_size):
             chosen = order[start: start + config.batch_size]
-            logits = model(*_pack(featurizer, "input", [train_rows.befores[i] for i in chosen], device),
-                           *_pack(featurizer, side, [train_rows.outputs[i] for i in chosen], device))
+            befores = [train_rows.befores[i] for i in chosen]
+            outputs = [train_rows.outputs[i] for i in chosen]
+            cross = None
+            if config.model.cross_buckets:
+                ids, offsets = featurizer.pack_cross(befores, outputs)
+                cross = (ids.to(device), offsets.to(device))
+            logits = model(*_pack(featurizer, "input", befores, device), *_pack(featurizer, side, outputs, device),
+                           cross)
             loss = criterion(logits, labels[chosen].to(device))
             for optimizer in optimizers:
                 optimizer.zero_grad(set_to_none=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import click
 
 
@@ -26,3 +29,28 @@ def parse_ratio(value: str) -> float | None:
     if not number > 0:
         raise click.BadParameter(f"{value!r}: must be positive", param_hint="--ratio")
     return number
+
+
+def load_seq2seq(model: str, device: str, threads: int = 0) -> Any:
+    """A trained seq2seq model for a command (a click error when it cannot be loaded on that device)."""
+    import torch
+
+    from tnforge.trainers.checkpoints import load_model
+    from tnforge.trainers.devices import DeviceError, resolve_device
+
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        return load_model(model, resolve_device(device))
+    except (DeviceError, FileNotFoundError, ValueError) as error:
+        raise click.ClickException(str(error)) from error
+
+
+def example_files_of(data: str, split: str) -> list[Path]:
+    """The examples Parquet files of a dataset directory, folder or file (a click error when there are none)."""
+    from tnforge.trainers.data import example_files
+
+    try:
+        return example_files(data, split)
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from error

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from tnforge.cli.common import example_files_of, load_seq2seq
 from tnforge.config import config_option
 
 #: Readings per token taken from the covering grammar to build a constrained decoder's trie.
@@ -50,6 +51,11 @@ def _train_options(kind: str) -> Callable[[Any], Any]:
             click.option("--buckets", default=1 << 16, type=click.IntRange(64), help="Hashed feature buckets per tower."),
             click.option("--progress/--no-progress", default=True, help="Progress bar on stderr."),
         ]
+        if kind == "sequence":
+            options.insert(-1, click.option(
+                "--cross-buckets", default=1 << 18, type=click.IntRange(0),
+                help="Hashed weights of the interaction term (token key × reading key, and token-reading match "
+                     "features); 0: towers only."))
         for option in reversed(options):
             function = option(function)
         return function
@@ -88,7 +94,8 @@ def run_training(kind: str, options: dict[str, Any]) -> Any:
     from tnforge.trainers.train_dual_encoder import DETrainConfig, train_dual_encoder
 
     model = DualEncoderConfig(kind=kind, head=options["head"], dim=options["dim"], hidden=options["hidden"],
-                              input_buckets=options["buckets"], output_buckets=options["buckets"])
+                              input_buckets=options["buckets"], output_buckets=options["buckets"],
+                              cross_buckets=options.get("cross_buckets", 0))
     config = DETrainConfig(data=options["data"], out=options["out"], kind=kind,
                            negatives=_negative_types(kind, options["negatives"]), ratio=_ratio(options["ratio"]),
                            device=options["device"], epochs=options["epochs"], batch_size=options["batch_size"],
@@ -214,23 +221,11 @@ def build_constraint(loaded: Any, seq_de: str | None = None, voc_de: str | None 
 
 # --- shared helpers ---------------------------------------------------------------------------------------
 
-def _load_model(model: str, device: str) -> Any:
-    from tnforge.trainers.checkpoints import load_model
-    from tnforge.trainers.devices import DeviceError, resolve_device
+def _set_threads(threads: int) -> None:
+    if threads:
+        import torch
 
-    try:
-        return load_model(model, resolve_device(device))
-    except (DeviceError, FileNotFoundError, ValueError) as error:
-        raise click.ClickException(str(error)) from error
-
-
-def _files(data: str, split: str) -> list[Path]:
-    from tnforge.trainers.data import example_files
-
-    try:
-        return example_files(data, split)
-    except FileNotFoundError as error:
-        raise click.ClickException(str(error)) from error
+        torch.set_num_threads(threads)
 
 
 def _judge() -> tuple[Any, str]:
@@ -295,8 +290,10 @@ _data_option = click.option("--data", "-d", required=True, type=click.Path(exist
 @click.option("--report", "-r", required=True, type=click.Path(file_okay=False),
               help="Folder for comparison.md and comparison.json.")
 @click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
+@click.option("--threads", default=0, type=click.IntRange(0), help="CPU threads for torch (0: torch's default; 1 is "
+                                                                  "fastest on a busy machine).")
 def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple[str, ...], grammar_constraint: bool,
-            weight: float, beam: int, batch_size: int, report: str, device: str) -> None:
+            weight: float, beam: int, batch_size: int, report: str, device: str, threads: int) -> None:
     """Compare decoding configurations on the same tokens: no constraint, +seqDE, +vocDE (each run),
     +grammar, and combinations; errors, recoverable/unrecoverable (covering grammar), McNemar vs none.
 
@@ -313,8 +310,9 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple
         combine,
     )
 
-    loaded = _load_model(model, device)
-    files = _files(data, split)
+    _set_threads(threads)
+    loaded = load_seq2seq(model, device)
+    files = example_files_of(data, split)
     pieces: dict[str, Any] = {}
     if seq_de:
         pieces["seqDE"] = SequenceDEConstraint(_scorer(seq_de, loaded.device, "sequence"), weight)
@@ -378,8 +376,10 @@ def _lambdas(value: str) -> list[float]:
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
               help="Folder for sweep.md, sweep.json and sweep.png.")
 @click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
+@click.option("--threads", default=0, type=click.IntRange(0), help="CPU threads for torch (0: torch's default; 1 is "
+                                                                  "fastest on a busy machine).")
 def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: str | None, lambdas: str, beam: int,
-                 batch_size: int, out: str, device: str) -> None:
+                 batch_size: int, out: str, device: str, threads: int) -> None:
     """Decode a split with the dual-encoder constraints at several λ and plot error rate per class against λ.
 
     \b
@@ -392,8 +392,9 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
     if not seq_de and not voc_de:
         raise click.UsageError("give --seq-de and/or --voc-de: there is nothing to weigh")
     weights = _lambdas(lambdas)
-    loaded = _load_model(model, device)
-    files = _files(data, split)
+    _set_threads(threads)
+    loaded = load_seq2seq(model, device)
+    files = example_files_of(data, split)
     results = {}
     for weight in weights:
         constraint, note = build_constraint(loaded, seq_de, voc_de, False, weight)
@@ -448,8 +449,10 @@ def _loop_dataset(source: Path, work: Path) -> Path:
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
               help="Work folder: data/ (regenerated pairs), round-N/ (hypotheses, filter), loop.md, loop.json.")
 @click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
+@click.option("--threads", default=0, type=click.IntRange(0), help="CPU threads for torch (0: torch's default; 1 is "
+                                                                  "fastest on a busy machine).")
 def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str, weight: float, epochs: int, beam: int,
-         batch_size: int, out: str, device: str) -> None:
+         batch_size: int, out: str, device: str, threads: int) -> None:
     """The adversarial loop: decode the train split for top-k → regenerate top-k negatives → retrain the
     vocabulary filter → decode --split with it; N rounds, one table row per round.
 
@@ -469,10 +472,11 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
     from tnforge.trainers.evaluation import evaluate
     from tnforge.trainers.train_dual_encoder import DETrainConfig, train_dual_encoder
 
-    loaded = _load_model(model, device)
+    _set_threads(threads)
+    loaded = load_seq2seq(model, device)
     work = Path(out)
     dataset = _loop_dataset(Path(data), work)
-    train_files, eval_files = _files(str(dataset), "train"), _files(str(dataset), split)
+    train_files, eval_files = example_files_of(str(dataset), "train"), example_files_of(str(dataset), split)
     regenerate_ratio = _ratio(ratio)
     judge, note = _judge()
     seed = int(json.loads((dataset / "manifest.json").read_text()).get("config", {}).get("seed", 0) or 0) \
@@ -508,9 +512,14 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
         return {"errors": len(result["errors"]), "error_rate": 1 - result["tokens"]["accuracy"],
                 "unrecoverable": result.get("unrecoverable"), "filter_auc": scorer.metrics.get("dev", {}).get("auc")}
 
+    done: list[dict[str, Any]] = []
+
     def report(row: dict[str, Any]) -> None:
+        done.append(row)
         click.echo(f"round {row['round']}: {row['errors']} errors ({row.get('unrecoverable')} unrecoverable), "
                    f"filter dev AUC {row.get('filter_auc') or float('nan'):.4f}", err=True)
+        click.echo(loop_markdown(done, f"Adversarial loop after round {row['round']} ({split}, λ={weight:g})").rstrip()
+                   + "\n")
 
     try:
         rows = adversarial_loop(rounds, decode_topk, regenerate, retrain, evaluate_round, on_round=report)

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from tnforge.cli.common import example_files_of, load_seq2seq
 from tnforge.cli.dual_encoders import build_constraint, constraint_options
 from tnforge.config import config_option
 
@@ -17,29 +18,6 @@ _model_option = click.option("--model", "-m", required=True, type=click.Path(exi
 _device_option = click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
 _threads_option = click.option("--threads", default=0, type=click.IntRange(0),
                                help="CPU threads for torch (0: torch's default; 1 is fastest on a busy machine).")
-
-
-def _load(model: str, device: str, threads: int = 0) -> Any:
-    import torch
-
-    from tnforge.trainers.checkpoints import load_model
-    from tnforge.trainers.devices import DeviceError, resolve_device
-
-    if threads:
-        torch.set_num_threads(threads)
-    try:
-        return load_model(model, resolve_device(device))
-    except (DeviceError, FileNotFoundError, ValueError) as error:
-        raise click.ClickException(str(error)) from error
-
-
-def _files(data: str, split: str) -> list[Path]:
-    from tnforge.trainers.data import example_files
-
-    try:
-        return example_files(data, split)
-    except FileNotFoundError as error:
-        raise click.ClickException(str(error)) from error
 
 
 def _progress(total: int, label: str) -> Any:
@@ -91,9 +69,9 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
     from tnforge.datasets import write_shard
     from tnforge.trainers.decoding import decode_files, hypotheses_table
 
-    loaded = _load(model, device, threads)
+    loaded = load_seq2seq(model, device, threads)
     constraint, constraint_note = build_constraint(loaded, seq_de, voc_de, grammar_constraint, weight)
-    files = _files(data, split)
+    files = example_files_of(data, split)
     single = out.endswith(".parquet")
     pending: list[pa.Table] = []
     pending_rows = written_rows = inputs = parts = 0
@@ -151,7 +129,7 @@ def normalize(model: str, text: tuple[str, ...], beam: int, device: str, threads
     tokens = tokenize(" ".join(text))
     if not tokens:
         raise click.ClickException("nothing to normalize: the text has no tokens")
-    loaded = _load(model, device, threads)
+    loaded = load_seq2seq(model, device, threads)
     readings = decode_windows(loaded, sentence_windows(tokens), beam=beam)
     width = max(len(t) for t in tokens)
     for token, reading in zip(tokens, readings, strict=True):
@@ -229,9 +207,9 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     from tnforge.trainers.evaluation import predictions_from_rows, to_markdown, write_report
 
     judge, note = grammar_judges(grammar)
-    loaded = _load(model, device, threads)
+    loaded = load_seq2seq(model, device, threads)
     constraint, constraint_note = build_constraint(loaded, seq_de, voc_de, grammar_constraint, weight)
-    files = _files(data, split)
+    files = example_files_of(data, split)
     predictions: list[dict[str, Any]] = []
     bar = _progress(_row_count(files), "evaluate")
     try:
