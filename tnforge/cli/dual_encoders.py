@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from tnforge.cli.common import example_files_of, load_seq2seq
+from tnforge.cli.common import example_files_of, load_seq2seq, parse_ratio
 from tnforge.config import config_option
 
 #: Readings per token taken from the covering grammar to build a constrained decoder's trie.
@@ -63,18 +63,6 @@ def _train_options(kind: str) -> Callable[[Any], Any]:
     return decorate
 
 
-def _ratio(value: str) -> float | None:
-    if str(value).strip().lower() == "all":
-        return None
-    try:
-        number = float(value)
-    except ValueError as error:
-        raise click.BadParameter(f"{value!r}: a number such as 3 or 10, or 'all'", param_hint="--ratio") from error
-    if number <= 0:
-        raise click.BadParameter(f"{value!r}: must be positive", param_hint="--ratio")
-    return number
-
-
 def _negative_types(kind: str, value: str) -> tuple[str, ...]:
     from tnforge.trainers.train_dual_encoder import NEGATIVE_TYPES
 
@@ -97,7 +85,7 @@ def run_training(kind: str, options: dict[str, Any]) -> Any:
                               input_buckets=options["buckets"], output_buckets=options["buckets"],
                               cross_buckets=options.get("cross_buckets", 0))
     config = DETrainConfig(data=options["data"], out=options["out"], kind=kind,
-                           negatives=_negative_types(kind, options["negatives"]), ratio=_ratio(options["ratio"]),
+                           negatives=_negative_types(kind, options["negatives"]), ratio=parse_ratio(options["ratio"]),
                            device=options["device"], epochs=options["epochs"], batch_size=options["batch_size"],
                            learning_rate=options["learning_rate"], patience=options["patience"],
                            max_minutes=options["max_minutes"], seed=options["seed"], threads=options["threads"],
@@ -477,7 +465,7 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
     work = Path(out)
     dataset = _loop_dataset(Path(data), work)
     train_files, eval_files = example_files_of(str(dataset), "train"), example_files_of(str(dataset), split)
-    regenerate_ratio = _ratio(ratio)
+    regenerate_ratio = parse_ratio(ratio)
     judge, note = _judge()
     seed = int(json.loads((dataset / "manifest.json").read_text()).get("config", {}).get("seed", 0) or 0) \
         if (dataset / "manifest.json").exists() else 0
