@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,7 @@ import torch
 from torch import nn
 
 from tnforge.hashing import mix64, stable_hash64
+from tnforge.trainers.config_dicts import known_fields
 
 KINDS = ("sequence", "vocabulary")
 HEADS = ("mlp", "dot")
@@ -60,8 +61,7 @@ class DualEncoderConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DualEncoderConfig:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**known_fields(cls, data))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

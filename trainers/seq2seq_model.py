@@ -7,13 +7,14 @@ any number of decoder rows (beam hypotheses) by one output unit, which is what b
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.vocab import PAD
 
 
@@ -31,8 +32,7 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelConfig:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**known_fields(cls, data))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -13,7 +13,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from torch import nn
 
 from tnforge import datasets
 from tnforge.hashing import unit_interval
+from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.devices import resolve_device, seed_everything
 from tnforge.trainers.dual_encoder_eval import pair_metrics
 from tnforge.trainers.dual_encoder_model import (
@@ -71,8 +72,7 @@ class DETrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DETrainConfig:
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known and k != "model"}
+        values = known_fields(cls, data, skip=("model",))
         values["negatives"] = tuple(values.get("negatives", ()))
         return cls(**values, model=DualEncoderConfig.from_dict(data.get("model", {})))
 

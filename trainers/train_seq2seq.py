@@ -9,7 +9,7 @@ import math
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from torch import nn
 
 from tnforge.schemas import TRIVIAL_TARGETS
 from tnforge.trainers.checkpoints import BEST, LAST, LoadedModel, load_checkpoint, save_checkpoint
+from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.data import bucketed_batches, example_files, iter_rows, iter_texts
 from tnforge.trainers.decoding import decode_batch
 from tnforge.trainers.devices import resolve_device, seed_everything
@@ -69,8 +70,7 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known and k != "model"}
+        values = known_fields(cls, data, skip=("model",))
         return cls(**values, model=ModelConfig.from_dict(data.get("model", {})))
 
 

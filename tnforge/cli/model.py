@@ -15,6 +15,8 @@ from tnforge.config import config_option
 
 _model_option = click.option("--model", "-m", required=True, type=click.Path(exists=True),
                               help="Run directory (uses best.pt) or a checkpoint file.")
+_data_option = click.option("--data", "-d", required=True, type=click.Path(exists=True),
+                            help="Dataset directory, folder of examples Parquet files, or one Parquet file.")
 _device_option = click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
 _threads_option = click.option("--threads", default=0, type=click.IntRange(0),
                                help="CPU threads for torch (0: torch's default; 1 is fastest on a busy machine).")
@@ -35,8 +37,7 @@ def _row_count(files: list[Path]) -> int:
 @click.command(context_settings={"show_default": True})
 @config_option
 @_model_option
-@click.option("--data", "-d", required=True, type=click.Path(exists=True),
-              help="Dataset directory, folder of examples Parquet files, or one Parquet file.")
+@_data_option
 @click.option("--split", default="dev", help="Split to decode (dataset directories, or files with a split column).")
 @click.option("--out", "-o", required=True,
               help="Hypotheses output: a folder of Parquet parts, or one file when it ends in .parquet.")
@@ -177,8 +178,7 @@ def grammar_judges(wanted: bool | None) -> tuple[Callable | None, str]:
 @click.command(context_settings={"show_default": True})
 @config_option
 @_model_option
-@click.option("--data", "-d", required=True, type=click.Path(exists=True),
-              help="Dataset directory, folder of examples Parquet files, or one Parquet file.")
+@_data_option
 @click.option("--split", default="dev", help="Split to evaluate.")
 @click.option("--report", "-r", default=None, type=click.Path(file_okay=False),
               help="Folder for report.md, report.json and per_class.png.")

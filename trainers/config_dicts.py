@@ -1,0 +1,12 @@
+"""Turning config dataclasses into plain dicts (for checkpoints) and back, ignoring unknown keys."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+
+def known_fields(cls: type, data: dict[str, Any], skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The entries of `data` that are fields of dataclass `cls` (minus `skip`): older or newer checkpoints load."""
+    known = {f.name for f in fields(cls)} - set(skip)
+    return {key: value for key, value in data.items() if key in known}
