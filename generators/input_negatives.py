@@ -11,14 +11,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from tnforge.generators.negative_context import SplitContext, mix
+from tnforge.generators.negative_context import SplitContext, context_for, mix
 from tnforge.generators.negative_sampling import budget, fill, take
 from tnforge.generators.random_association import global_draws, within_class
 from tnforge.generators.reading_edits import generic_edits, meaning_substitutions
 from tnforge.generators.suffix_confusions import suffix_confusions
 from tnforge.generators.topk import Hypothesis, topk_candidates
+from tnforge.generators.trivial_confusions import UNREAD, is_trivial, trivial_confusions, unread
 from tnforge.generators.vocab_pairs import VocabGroup, positive_words, topk_words
 from tnforge.hashing import stable_hash64
+from tnforge.schemas import SELF
 
 KINDS = ("synthetic", "random", "topk")
 GENERATOR_VERSION = "negatives-1"
@@ -46,12 +48,14 @@ class PairRow(NamedTuple):
 
 @dataclass(frozen=True)
 class Settings:
-    """What to generate: kinds (subset of KINDS), ratio (None = all), cap per input, seed."""
+    """What to generate: kinds (subset of KINDS), ratio (None = all), cap per input, seed; with `trivial`,
+    inputs whose reading is trivial get pairs too and other inputs an "unread" (`<self>`) negative."""
 
     kinds: frozenset[str]
     ratio: float | None
     cap: int
     seed: int
+    trivial: bool = False
 
 
 def _source_for(hypothesis: Hypothesis, positives: Sequence[Positive]) -> Positive:
@@ -65,16 +69,23 @@ def _source_for(hypothesis: Hypothesis, positives: Sequence[Positive]) -> Positi
 
 
 def _plan(
-    before: str, positive: Positive, context: SplitContext, kinds: frozenset[str], wanted: int, base: int
+    before: str, positive: Positive, context: SplitContext, settings: Settings, wanted: int, base: int
 ) -> list[tuple[Iterator[tuple[str, str, str]], int]]:
     """Streams and their shares of `wanted`: synthetic half (meaning-changing substitutions half of it, suffix
-    confusions a quarter, generic edits the rest), random half (within-class and global draws)."""
+    confusions a quarter, generic edits the rest; with `settings.trivial` an "unread" negative first, and for
+    a trivial reading its trivial confusions instead), random half (within-class and global draws)."""
+    kinds = settings.kinds
     cls, reading = positive.semiotic_class, positive.after
     synthetic = (wanted + 1) // 2 if "random" in kinds else wanted
     synthetic = synthetic if "synthetic" in kinds else 0
     randoms = wanted - synthetic if "random" in kinds else 0
     plan: list[tuple[Iterator[tuple[str, str, str]], int]] = []
-    if "synthetic" in kinds:
+    if "synthetic" in kinds and is_trivial(reading):
+        plan.append((trivial_confusions(before, reading), synthetic))
+    elif "synthetic" in kinds:
+        if settings.trivial and synthetic > 0:
+            plan.append((unread(before), 1))
+            synthetic -= 1
         meaning = (synthetic + 1) // 2
         suffix = (synthetic - meaning + 1) // 2
         plan += [
@@ -102,7 +113,7 @@ def input_pairs(
     pairs: list[PairRow] = []
     vocab: list[VocabGroup] = []
     for split in sorted({p.split for p in positives}):
-        context = contexts[split]
+        context = context_for(contexts, split)
         here = sorted((p for p in positives if p.split == split), key=lambda p: (p.semiotic_class, p.after))
         base = stable_hash64(split, before, seed=settings.seed)
         pairs.extend(PairRow(split, p.semiotic_class, before, p.after, 1, "", "", p.key) for p in here)
@@ -121,7 +132,7 @@ def input_pairs(
                 break
             positive_base = mix(base ^ positive.key)
             wanted = min(budget(settings.ratio, 1, settings.cap, positive_base), room)
-            plan = _plan(before, positive, context, kinds, wanted, positive_base)
+            plan = _plan(before, positive, context, settings, wanted, positive_base)
             for reading, kind, subtype in fill(plan, forbidden, seen):
                 pairs.append(PairRow(split, positive.semiotic_class, before, reading, 0, kind, subtype, positive.key))
                 room -= 1
@@ -130,8 +141,11 @@ def input_pairs(
             by_class.setdefault(positive.semiotic_class, []).append(positive.after)
         for cls, readings in by_class.items():
             words = positive_words(readings)
-            wrong_words = topk_words(wrong_hypotheses, forbidden_words, settings.cap)
+            listed = [(word, "topk") for word in topk_words(wrong_hypotheses, forbidden_words, settings.cap)]
+            unlisted = SELF not in forbidden_words and all(word != SELF for word, _ in listed)
+            if settings.trivial and unlisted and not all(map(is_trivial, readings)):
+                listed.insert(0, (SELF, UNREAD))
             class_base = mix(base ^ stable_hash64(cls))
-            wanted = min(budget(settings.ratio, len(words), settings.cap, class_base), settings.cap - len(wrong_words))
-            vocab.append(VocabGroup(split, cls, before, words, forbidden_words, wrong_words, wanted, class_base))
+            wanted = min(budget(settings.ratio, len(words), settings.cap, class_base), settings.cap - len(listed))
+            vocab.append(VocabGroup(split, cls, before, words, forbidden_words, listed, wanted, class_base))
     return pairs, vocab

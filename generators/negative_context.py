@@ -9,6 +9,7 @@ vocabularies (global and per class) for edits and vocabulary pairs. The tables a
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -151,3 +152,11 @@ def build_context(tables: list[pa.Table], seed: int) -> dict[str, SplitContext]:
         part = table.filter(pc.equal(table.column("split"), split))
         contexts[split] = build_split_context(split, part, seed)
     return contexts
+
+
+def context_for(contexts: Mapping[str, SplitContext], split: str) -> SplitContext:
+    """The tables of a split; empty tables for a split without non-trivial positives (trivial inputs only)."""
+    found = contexts.get(split)
+    if found is None:
+        found = SplitContext(split, {}, (), {}, (), {})
+    return found

@@ -1,8 +1,8 @@
 """Pairs for the vocabulary-filter dual encoder: (input, word) with label 1 for the words of the gold
 reading and 0 for words that must not appear in any reading of the input.
 
-Negative words (type in parentheses) are the words of wrong top-k hypotheses (`topk`, all of them, first),
-then draws from the same class's vocabulary (`class`) alternating with the whole split's vocabulary
+Negative words (type in parentheses) are listed ones first: `<self>` for an input that has a reading
+(`unread`, when trivial pairs are made) and the words of wrong top-k hypotheses (`topk`, all of them); then draws from the same class's vocabulary (`class`) alternating with the whole split's vocabulary
 (`global`): ratio × (number of positive words) of them, capped per input. A word of any positive reading
 of the input (in any split) is never a negative. The draws are vectorised over all inputs of a batch:
 stable hashes of (input, draw number) index the vocabularies; forbidden words and repeats are dropped and
@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from tnforge import schemas
-from tnforge.generators.negative_context import SplitContext
+from tnforge.generators.negative_context import SplitContext, context_for
 from tnforge.generators.pair_keys import compose, group_hash, string_hashes, type_hash
 from tnforge.hashing import mix64
 
@@ -33,7 +33,7 @@ class VocabGroup(NamedTuple):
     before: str
     words: list[str]  # positive words, in order
     forbidden: Collection[str]  # words of every positive reading of the input, in any split
-    topk_words: list[str]  # negative words from wrong hypotheses (already filtered)
+    listed: list[tuple[str, str]]  # (word, negative type) listed negatives: unread, top-k words (filtered)
     wanted: int  # how many class/global negatives to draw
     base: int  # stable hash seeding the draws
 
@@ -85,7 +85,7 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
         gi * vocabulary + word_id[w]
         for gi, g in enumerate(groups)
         if g.wanted > 0
-        for w in (*g.forbidden, *g.topk_words)
+        for w in (*g.forbidden, *(word for word, _ in g.listed))
         if w in word_id
     ]
     code = group * vocabulary + word
@@ -105,15 +105,15 @@ def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContex
     parts = []
     for split in sorted({g.split for g in groups}):
         here = [g for g in groups if g.split == split]
-        context = contexts[split]
+        context = context_for(contexts, split)
         hashes = np.array([group_hash(g.split, g.semiotic_class, g.before) for g in here], dtype=np.uint64)
         # Positive words and top-k words: few per input, listed directly.
         listed_group, listed_word, listed_label, listed_type = [], [], [], []
         for index, g in enumerate(here):
             for w in g.words:
                 listed_group.append(index), listed_word.append(w), listed_label.append(1), listed_type.append("")
-            for w in g.topk_words:
-                listed_group.append(index), listed_word.append(w), listed_label.append(0), listed_type.append("topk")
+            for w, kind in g.listed:
+                listed_group.append(index), listed_word.append(w), listed_label.append(0), listed_type.append(kind)
         drawn_group, drawn_word, drawn_class = _draw(here, context)
         vocabulary = pa.array(context.global_vocab, type=pa.string())
         group_index = np.concatenate([np.array(listed_group, dtype=np.int64), drawn_group])

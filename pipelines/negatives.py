@@ -2,9 +2,12 @@
 
 Reads DIR/pairs/positive/{split}/ (and optionally a hypotheses file), writes DIR/pairs/{split}/ (PAIRS) and
 DIR/vocab_pairs/{split}/ (VOCAB_PAIRS), and records counts in the "negatives" section of DIR/manifest.json.
+With trivial pairs on (the default), the distinct trivial tokens of DIR/examples (`<self>`/`sil`; the train
+split's already down-sampled) are positives too, so the dual encoders learn when a token is read as written.
 
 Shape of the Beam pipeline (batches move between stages, never single rows):
   positive files ─► read + bucket by hash(before) ─┬─► ToList ─► build context (one small side input)
+  example files  ─► trivial tokens + bucket ───────┤  (trivial pairs: not part of the context)
   hypotheses     ─► read + split + bucket ─────────┤
                                                     └─► GroupByKey(bucket) ─► per-input negatives (side input)
   ─► Arrow tables per (dataset, split, shard) ─► GroupByKey ─► write each shard file once.
@@ -37,6 +40,7 @@ from tnforge.generators.pair_tables import by_shard, pairs_table
 from tnforge.generators.topk import assign_splits, group_by_before, read_hypotheses
 from tnforge.generators.vocab_pairs import vocab_table
 from tnforge.hashing import stable_hash64
+from tnforge.pipelines.build_steps import count_pairs, pair_keys
 from tnforge.pipelines.runner import make_pipeline, pipeline_options
 
 #: Work units: inputs are spread over this many buckets by a stable hash of `before`.
@@ -56,6 +60,19 @@ def _bucketed(table: pa.Table, buckets: int) -> Iterator[tuple[int, pa.Table]]:
 def read_positive_file(path: str, buckets: int) -> Iterator[tuple[int, tuple[str, pa.Table]]]:
     """(bucket, ("positives", rows)) slices of one positive-pairs file."""
     table = pq.read_table(path, columns=POSITIVE_COLUMNS)
+    for bucket, part in _bucketed(table, buckets):
+        yield bucket, ("positives", part)
+
+
+def read_trivial_file(path: str, buckets: int) -> Iterator[tuple[int, tuple[str, pa.Table]]]:
+    """(bucket, ("positives", rows)) slices of the distinct trivial (split, class, before, after) of one
+    examples file (originals only), keyed like positive pairs."""
+    table = pq.read_table(path, columns=["split", "class", "before", "after", "trivial", "copy"])
+    table = table.filter(pc.and_(table.column("trivial"), pc.equal(table.column("copy"), 0)))
+    if not table.num_rows:
+        return
+    table = count_pairs(table.select(["split", "class", "before", "after"]))
+    table = table.append_column("key", pa.array(pair_keys(table), pa.uint64())).select(POSITIVE_COLUMNS)
     for bucket, part in _bucketed(table, buckets):
         yield bucket, ("positives", part)
 
@@ -84,14 +101,16 @@ class GenerateNegatives(beam.DoFn):
         _, pieces = element
         positive_tables = [t for kind, t in pieces if kind == "positives"]
         hypotheses = group_by_before([t for kind, t in pieces if kind == "hypotheses"])
-        by_input: dict[str, list[Positive]] = {}
+        by_input: dict[str, dict[tuple[str, str, str], Positive]] = {}
         for table in positive_tables:
             columns = [table.column(c).to_pylist() for c in POSITIVE_COLUMNS]
             for key, split, cls, before, after in zip(*columns, strict=True):
-                by_input.setdefault(before, []).append(Positive(split, cls, after, key))
+                # Trivial tokens come once per examples file: the same pair from several files is one positive.
+                by_input.setdefault(before, {})[(split, cls, after)] = Positive(split, cls, after, key)
         pair_rows, vocab_groups = [], []
         for before in sorted(by_input):
-            pairs, vocab = input_pairs(before, by_input[before], hypotheses.get(before, ()), contexts, self.settings)
+            positives = [by_input[before][k] for k in sorted(by_input[before])]
+            pairs, vocab = input_pairs(before, positives, hypotheses.get(before, ()), contexts, self.settings)
             pair_rows.extend(pairs)
             vocab_groups.extend(vocab)
         tables = {
@@ -136,6 +155,12 @@ def build_pipeline(
         | "BuildContext" >> beam.Map(build_context, settings.seed)
     )
     sources = [positives]
+    if settings.trivial:
+        sources.append(
+            pipeline
+            | "ExampleFiles" >> beam.Create([str(path) for path in dataset_files(root, "examples")])
+            | "ReadTrivial" >> beam.FlatMap(read_trivial_file, BUCKETS)
+        )
     if topk_from is not None and "topk" in settings.kinds:
         sources.append(
             pipeline
@@ -242,13 +267,15 @@ def run_negatives(
     cap: int = DEFAULT_CAP,
     progress: Callable[[str], None] | None = None,
     workers: int | None = None,
+    trivial: bool = True,
 ) -> dict[str, Any]:
     """Generate the pairs of a dataset directory; returns the manifest's new "negatives" section.
 
     kinds: any of "synthetic", "random", "topk"; ratio: negatives per positive (None = all candidates, up
     to `cap` per input); topk_from: a hypotheses Parquet file (required for "topk"); grammar: judge the
     negatives with the covering grammar (None = when available); pipeline_args: Beam options (the local
-    FnApiRunner unless they name a runner); workers: local worker processes (direct_num_workers)."""
+    FnApiRunner unless they name a runner); workers: local worker processes (direct_num_workers); trivial:
+    make pairs for trivial tokens too, and "unread" (`<self>`) negatives for the others."""
     say = progress or (lambda _message: None)
     root = str(root)
     kinds = list(dict.fromkeys(kinds))
@@ -270,9 +297,9 @@ def run_negatives(
     if not dataset_files(root, "positive_pairs"):
         raise FileNotFoundError(f"{root}: no positive pairs under pairs/positive/ (run `tnforge build` first)")
     use_grammar = resolve_grammar(grammar)
-    settings = Settings(kinds=frozenset(kinds), ratio=ratio, cap=cap, seed=seed)
+    settings = Settings(kinds=frozenset(kinds), ratio=ratio, cap=cap, seed=seed, trivial=trivial)
     say(f"generating {'+'.join(kinds)} negatives at ratio {ratio or 'all'} (cap {cap}, grammar "
-        f"{'on' if use_grammar else 'off'})")
+        f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'})")
     with make_pipeline(pipeline_options(pipeline_args, workers)) as pipeline:
         build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards)
     _remove_stale_shards(root, shards)
@@ -284,6 +311,7 @@ def run_negatives(
         "seed": seed,
         "shards": shards,
         "grammar": use_grammar,
+        "trivial": trivial,
         "topk_from": str(topk_from) if topk_from else None,
         "generator_version": GENERATOR_VERSION,
         **count_outputs(root),

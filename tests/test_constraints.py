@@ -7,11 +7,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from tnforge.schemas import SELF, TRIVIAL_TARGETS
 from tnforge.trainers.beam_search import CombinedConstraint, ConstraintBatch, beam_search
 from tnforge.trainers.constraints import (
     GrammarConstraint,
     SequenceDEConstraint,
     VocabularyFilterConstraint,
+    exempt_outputs,
     token_of,
 )
 from tnforge.trainers.seq2seq_model import ModelConfig, Seq2Seq
@@ -54,8 +56,9 @@ class MarkovModel:
 class FixedSequenceScorer:
     """A stand-in sequence DE: s(text) from a table (0.5 when unknown)."""
 
-    def __init__(self, table: dict[str, float]):
+    def __init__(self, table: dict[str, float], judges_trivial: bool = False):
         self.table = table
+        self.judges_trivial = judges_trivial
 
     def encode_inputs(self, befores: list[str]) -> torch.Tensor:
         return torch.zeros(len(befores), 1)
@@ -67,9 +70,10 @@ class FixedSequenceScorer:
 class FixedWordScorer:
     """A stand-in vocabulary DE: s(word) from a table; counts how often the vocabulary is scored."""
 
-    def __init__(self, table: dict[str, float]):
+    def __init__(self, table: dict[str, float], judges_trivial: bool = False):
         self.table = table
         self.calls = 0
+        self.judges_trivial = judges_trivial
 
     def score_matrix(self, befores: list[str], words: list[str]) -> torch.Tensor:
         self.calls += 1
@@ -121,6 +125,24 @@ def test_vocabulary_filter_adds_lambda_times_s_minus_one_per_word_once_per_batch
                 assert score - before[text] == pytest.approx(expected, abs=1e-4), text
                 checked += 1
     assert checked >= 10
+
+
+def test_trivial_readings_are_scored_only_by_a_de_that_judges_them() -> None:
+    table = {SELF: 0.1, "a": 0.9}
+    assert exempt_outputs(FixedSequenceScorer(table), None) == TRIVIAL_TARGETS
+    assert exempt_outputs(FixedSequenceScorer(table, judges_trivial=True), None) == frozenset()
+    assert exempt_outputs(FixedSequenceScorer(table, judges_trivial=True), [SELF]) == {SELF}
+    plain, _ = _decode()
+    weight = 4.0
+    exempting, _ = _decode(SequenceDEConstraint(FixedSequenceScorer(table), weight))
+    judging, _ = _decode(SequenceDEConstraint(FixedSequenceScorer(table, judges_trivial=True), weight))
+    assert SELF in plain[0] and SELF in exempting[0] and SELF in judging[0]
+    assert exempting[0][SELF] - plain[0][SELF] == pytest.approx(weight * 0.5, abs=1e-4)  # s = 1: no objection
+    assert judging[0][SELF] - plain[0][SELF] == pytest.approx(weight * (0.1 - 0.5), abs=1e-4)
+    words, _ = _decode(VocabularyFilterConstraint(FixedWordScorer({SELF: 0.8}, judges_trivial=True), weight))
+    assert words[0][SELF] - plain[0][SELF] == pytest.approx(weight * (0.8 - 1.0), abs=1e-4)
+    free, _ = _decode(VocabularyFilterConstraint(FixedWordScorer({SELF: 0.8}), weight))
+    assert free[0][SELF] == pytest.approx(plain[0][SELF], abs=1e-4)
 
 
 def test_combined_constraints_add_up() -> None:

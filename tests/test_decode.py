@@ -240,3 +240,55 @@ def test_cli_normalize_prints_readings_and_speech(tiny):
     assert lines[-1] == "Train five hundred forty leaves at four forty five"
     bad = CliRunner().invoke(cli, ["normalize", "--model", str(run / "nothing.pt"), "x"])
     assert bad.exit_code != 0
+
+
+def test_cli_compare_and_sweep_lambda_with_dual_encoders(tiny, tmp_path):
+    """`tnforge compare` and `tnforge sweep-lambda` end to end: negatives for the tiny dataset (trivial pairs
+    included), two tiny dual encoders, every configuration decoded and reported."""
+    import json
+    import shutil
+
+    import pyarrow as pa
+    from click.testing import CliRunner
+
+    from tnforge.cli import cli
+    from tnforge.datasets import dataset_path, write_sharded
+    from tnforge.hashing import stable_hash64
+    from tnforge.pipelines.negatives import run_negatives
+
+    _loaded, data, run = tiny
+    root = tmp_path / "data"
+    shutil.copytree(data, root)
+    for split in ("train", "dev"):
+        rows = sorted({(cls, b, a) for s in H.TINY_SENTENCES for cls, b, a in s if a not in schemas.TRIVIAL_TARGETS})
+        table = pa.table({"key": pa.array([stable_hash64(*r) for r in rows], pa.uint64()),
+                          "split": [split] * len(rows), "class": [r[0] for r in rows], "before": [r[1] for r in rows],
+                          "after": [r[2] for r in rows], "count": pa.array([1] * len(rows), pa.int64())},
+                         schema=schemas.POSITIVE_PAIRS)
+        write_sharded(table, dataset_path(root, "positive_pairs", split), schemas.POSITIVE_PAIRS)
+    run_negatives(str(root), ["synthetic", "random"], 3, None, False, 0, 1, [])
+    runner = CliRunner()
+    for kind, out in (("seq-de", "seq"), ("voc-de", "voc")):
+        trained = runner.invoke(cli, ["train", kind, "--data", str(root), "--out", str(tmp_path / out), "--epochs", "3",
+                                      "--dim", "16", "--hidden", "32", "--buckets", "4096", "--device", "cpu",
+                                      "--threads", "1", "--no-progress"])
+        assert trained.exit_code == 0, trained.output
+    report = tmp_path / "compare"
+    result = runner.invoke(cli, ["compare", "-m", str(run), "-d", str(root), "--split", "dev", "--seq-de",
+                                 str(tmp_path / "seq"), "--voc-de", str(tmp_path / "voc"), "-r", str(report),
+                                 "--device", "cpu", "--threads", "1"])
+    assert result.exit_code == 0, result.output
+    comparison = json.loads((report / "comparison.json").read_text())
+    names = [row["configuration"] for row in comparison["configurations"]]
+    assert names[:4] == ["none", "+seqDE", "+vocDE[voc]", "+grammar"] and "+seqDE+vocDE[voc]" in names
+    tokens = sum(len(s) for s in H.TINY_SENTENCES)
+    assert all(row["tokens"] == tokens for row in comparison["configurations"])
+    rows = {row["configuration"]: row for row in comparison["configurations"]}
+    assert rows["none"]["errors"] == 0 and rows["+grammar"]["errors"] == 0  # gold is licensed: the mask keeps it
+    assert comparison["grammar_inputs"]["constrained"] > 0
+    assert "Grammar constraint:" in (report / "comparison.md").read_text()
+    sweep = runner.invoke(cli, ["sweep-lambda", "-m", str(run), "-d", str(root), "--split", "dev", "--seq-de",
+                                str(tmp_path / "seq"), "--voc-de", str(tmp_path / "voc"), "--lambdas", "0,5",
+                                "--out", str(tmp_path / "sweep"), "--device", "cpu", "--threads", "1"])
+    assert sweep.exit_code == 0, sweep.output
+    assert {"sweep.md", "sweep.json"} <= {p.name for p in (tmp_path / "sweep").iterdir()}

@@ -21,6 +21,7 @@ from tnforge.trainers.dual_encoder_model import (
     pair_keys,
     reading_grams,
     reading_numbers,
+    token_shape,
 )
 from tnforge.trainers.train_dual_encoder import DETrainConfig, load_pairs, train_dual_encoder
 
@@ -184,3 +185,71 @@ def test_auc_and_false_accepts_on_hand_made_scores() -> None:
     assert by_type["random"]["false_accept"] == pytest.approx(0.5)
     assert by_type["synthetic"]["false_accept"] == 0.0
     assert report["accuracy"] == pytest.approx(0.8) and report["false_accept"] == pytest.approx(1 / 3)
+
+
+def test_token_shape_and_trivial_pair_keys() -> None:
+    assert {"case:upper", "vowels:v+"} <= set(token_shape("TURNS"))
+    assert {"case:upper", "vowels:v0", "consonants:3"} <= set(token_shape("NHL"))
+    assert "digits+letters" in token_shape("1990s") and "other:," in token_shape(",")
+    keys = pair_keys("TURNS", schemas.SELF, features=2)
+    assert keys[0] == "trivial:<self>" and "trivial:<self>:case:upper" in keys
+    # Version 1 (checkpoints trained before trivial pairs) keeps its string-matching features.
+    assert pair_keys("TURNS", schemas.SELF) == pair_keys("TURNS", schemas.SELF, features=1)
+    assert not [k for k in pair_keys("TURNS", schemas.SELF) if k.startswith("trivial")]
+    assert "scase:upper" in input_grams("TURNS", features=2) and "scase:upper" not in input_grams("TURNS")
+
+
+TRAIN_WORDS = ("cat dog house river Ottawa London apple table window garden music paper water stone light "
+               "TURNS HERO GOAT FROM Paris").split()
+DEV_WORDS = "mouse forest BUILDS Berlin orange".split()
+
+
+@pytest.fixture(scope="module")
+def trivial_dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Numbers with their readings and an "unread" <self> negative; words read as written with a spelled-out
+    negative (the pairs `tnforge negatives` makes for trivial tokens)."""
+    root = tmp_path_factory.mktemp("de_trivial")
+    for split, numbers, tokens in (("train", range(60), TRAIN_WORDS), ("dev", range(0, 60, 3), DEV_WORDS)):
+        rows = {name: [] for name in schemas.PAIRS.names}
+        pairs, _ = _pairs_rows(split, list(numbers))
+        extra = [(str(n), schemas.SELF, 0, "synthetic") for n in numbers]
+        extra += [(w, schemas.SELF, 1, "") for w in tokens]
+        extra += [(w, " ".join(w.lower()), 0, "synthetic") for w in tokens]
+        for before, reading, label, kind in extra:
+            for name, value in (("key", stable_hash64(split, before, reading, kind)), ("split", split),
+                                ("class", "PLAIN"), ("before", before), ("reading", reading), ("label", label),
+                                ("negative_type", kind), ("negative_subtype", kind), ("licensed", None),
+                                ("generator_version", "test"), ("source_key", 0)):
+                rows[name].append(value)
+        table = pa.concat_tables([pa.Table.from_pydict(pairs, schema=schemas.PAIRS),
+                                  pa.Table.from_pydict(rows, schema=schemas.PAIRS)])
+        write_sharded(table, dataset_path(root, "pairs", split), schemas.PAIRS)
+    return str(root)
+
+
+def test_a_de_trained_on_trivial_pairs_judges_trivial_readings(trivial_dataset: str, tmp_path) -> None:
+    import torch
+
+    config = DETrainConfig(data=trivial_dataset, out=str(tmp_path / "seq"), kind="sequence", device="cpu", epochs=25,
+                           patience=25, batch_size=32, learning_rate=1e-2, seed=5, progress=False, threads=1,
+                           model=DualEncoderConfig(cross_buckets=1 << 14, **SMALL))
+    plain = load_pairs(trivial_dataset, "sequence", "train", trivial=False)
+    assert plain.labels and schemas.SELF not in plain.outputs and not set(TRAIN_WORDS) & set(plain.befores)
+    result = train_dual_encoder(config)
+    assert "nontrivial" in result.best and result.best["nontrivial"]["count"] < result.best["count"]
+    scorer = load_dual_encoder(tmp_path / "seq", "cpu")
+    assert scorer.judges_trivial and scorer.config.features == 2
+    # Unseen words are read as written, not spelled; a number is not left unread.
+    words = scorer.score(DEV_WORDS, [schemas.SELF] * len(DEV_WORDS)).numpy()
+    spelled = scorer.score(DEV_WORDS, [" ".join(w.lower()) for w in DEV_WORDS]).numpy()
+    assert (words > spelled).all() and words.mean() > 0.5 > spelled.mean()
+    numbers = scorer.score(["21", "42"], [schemas.SELF, schemas.SELF]).numpy()
+    readings = scorer.score(["21", "42"], ["twenty one", "forty two"]).numpy()
+    assert (numbers < 0.5).all() and (readings > 0.5).all()
+
+    # A checkpoint from before feature versions (no "features" in its model config) loads as version 1.
+    payload = torch.load(tmp_path / "seq" / "best.pt", map_location="cpu", weights_only=False)
+    del payload["model_config"]["features"], payload["model_config"]["trivial"]
+    torch.save(payload, tmp_path / "old.pt")
+    old = load_dual_encoder(tmp_path / "old.pt", "cpu")
+    assert old.config.features == 1 and not old.judges_trivial

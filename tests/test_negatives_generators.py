@@ -208,7 +208,7 @@ def test_topk_negatives_come_first_with_their_source(contexts, tmp_path):
 
 def test_vocab_pairs_for_a_known_reading(contexts):
     forbidden = {"three", "kilograms"}
-    group = VocabGroup("train", "MEASURE", "3kg", ["three", "kilograms"], forbidden, ["kilometers"], 6, base=4)
+    group = VocabGroup("train", "MEASURE", "3kg", ["three", "kilograms"], forbidden, [("kilometers", "topk")], 6, base=4)
     table = vocab_table([group], contexts, "test")
     rows = table.to_pylist()
     positives = [(r["word"], r["negative_type"]) for r in rows if r["label"] == 1]

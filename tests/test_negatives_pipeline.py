@@ -59,6 +59,13 @@ def ratio10(built, hypotheses, tmp_path_factory) -> tuple[Path, dict]:
     return root, section
 
 
+def _trivial_positives(root: Path) -> set[tuple[str, str, str, str]]:
+    """Distinct (split, class, before, after) of the trivial original examples: the trivial pairs' positives."""
+    examples = datasets.read_dataset(root, "examples", columns=["split", "class", "before", "after", "trivial", "copy"])
+    rows = examples.filter(pc.and_(examples.column("trivial"), pc.equal(examples.column("copy"), 0))).to_pylist()
+    return {(r["split"], r["class"], r["before"], r["after"]) for r in rows}
+
+
 def _files(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
@@ -87,17 +94,21 @@ def test_layout_schema_and_manifest(ratio10):
         assert sum(negatives["counts"][split].values()) == rows.num_rows
         assert sum(n for c in negatives["by_class"][split].values() for n in c.values()) == rows.num_rows
     positives = datasets.read_dataset(root, "positive_pairs")
-    assert sum(c["positive"] for c in negatives["counts"].values()) == positives.num_rows
+    trivial = _trivial_positives(root)
+    assert trivial and negatives["trivial"] is True
+    assert sum(c["positive"] for c in negatives["counts"].values()) == positives.num_rows + len(trivial)
     assert pairs.column("licensed").null_count == pairs.num_rows  # no grammar: not judged
 
 
 def test_never_a_positive_across_splits(ratio10):
     root, _ = ratio10
-    positives = datasets.read_dataset(root, "positive_pairs").to_pylist()
-    gold = {(p["before"], p["after"]) for p in positives}
+    positives = [(p["split"], p["class"], p["before"], p["after"])
+                 for p in datasets.read_dataset(root, "positive_pairs").to_pylist()]
+    positives += sorted(_trivial_positives(root))
+    gold = {(before, after) for _, _, before, after in positives}
     gold_words = {}
-    for p in positives:
-        gold_words.setdefault(p["before"], set()).update(p["after"].split())
+    for _, _, before, after in positives:
+        gold_words.setdefault(before, set()).update(after.split())
     pairs = datasets.read_dataset(root, "pairs").to_pylist()
     negatives = [r for r in pairs if r["label"] == 0]
     assert len(negatives) > 10 * len(positives) * 0.9
@@ -105,7 +116,43 @@ def test_never_a_positive_across_splits(ratio10):
     vocab = datasets.read_dataset(root, "vocab_pairs").to_pylist()
     assert not [r for r in vocab if r["label"] == 0 and r["word"] in gold_words[r["before"]]]
     positive_rows = {(r["split"], r["class"], r["before"], r["reading"]) for r in pairs if r["label"] == 1}
-    assert positive_rows == {(p["split"], p["class"], p["before"], p["after"]) for p in positives}
+    assert positive_rows == set(positives)
+
+
+def test_trivial_pairs(ratio10, built, tmp_path):
+    """Trivial tokens get positives and spelled/voiced negatives; the others an "unread" <self> negative, unless
+    the token is also read as written somewhere; with --no-trivial no pair involves a trivial reading."""
+    root, _ = ratio10
+    trivial = _trivial_positives(root)
+    trivial_befores = {before for _, _, before, _ in trivial}
+    read_as_written = {before for _, _, before, after in trivial if after == schemas.SELF}
+    pairs = datasets.read_dataset(root, "pairs").to_pylist()
+    by_subtype: dict[str, list[dict]] = {}
+    for r in pairs:
+        by_subtype.setdefault(r["negative_subtype"], []).append(r)
+    unread = by_subtype["unread"]
+    assert {r["reading"] for r in unread} == {schemas.SELF}
+    assert not [r for r in unread if r["before"] in read_as_written]
+    assert {"DATE", "CARDINAL", "MEASURE"} <= {r["class"] for r in unread}
+    spelled = by_subtype["spelled"]
+    assert spelled and all(r["reading"] == " ".join(c.lower() for c in r["before"] if c.isalpha()) for r in spelled)
+    assert {r["before"] for r in spelled} <= trivial_befores
+    voiced = by_subtype["voiced"]
+    assert voiced and {r["class"] for r in voiced} == {"PUNCT"} and {r["reading"] for r in voiced} == {schemas.SELF}
+    vocab = datasets.read_dataset(root, "vocab_pairs").to_pylist()
+    unread_words = [r for r in vocab if r["negative_type"] == "unread"]
+    assert unread_words and {r["word"] for r in unread_words} == {schemas.SELF}
+    assert not [r for r in unread_words if r["before"] in read_as_written]
+    assert {r["word"] for r in vocab if r["label"] == 1} >= {schemas.SELF, schemas.SIL}
+
+    plain = _copy(built, tmp_path / "plain")
+    run_negatives(str(plain), ["synthetic", "random"], 3, None, False, 0, 1, [], trivial=False)
+    pairs = datasets.read_dataset(plain, "pairs")
+    assert not pc.any(pc.is_in(pairs.column("reading"), pa.array(sorted(schemas.TRIVIAL_TARGETS)))).as_py()
+    vocab = datasets.read_dataset(plain, "vocab_pairs")
+    assert not pc.any(pc.equal(vocab.column("word"), schemas.SELF)).as_py()  # ("sil" is a word of TELEPHONE readings)
+    manifest = json.loads((plain / "manifest.json").read_text())["negatives"]
+    assert manifest["trivial"] is False
 
 
 def test_no_leakage_across_splits(ratio10):

@@ -268,10 +268,16 @@ def _pair_strings(before: pd.Series, reading: pd.Series) -> pd.Series:
 
 
 def equals_positive(pairs: pd.DataFrame, positives: pd.DataFrame | None) -> pd.Series:
-    """For each labelled pair: a negative whose reading is a positive reading of the same input (before)."""
+    """For each labelled pair: a negative whose reading is a positive reading of the same input (before).
+
+    Positives are the corpus's (label 1 with no negative type, and the positive pairs): a generated negative
+    the covering grammar licensed (label 1, its negative type kept) is acceptable only for its own class."""
     if pairs.empty or not {"label", "before", "reading"} <= set(pairs.columns):
         return pd.Series(False, index=pairs.index)
-    known = set(_pair_strings(pairs.loc[pairs["label"] == 1, "before"], pairs.loc[pairs["label"] == 1, "reading"]))
+    corpus = pairs["label"] == 1
+    if "negative_type" in pairs.columns:
+        corpus &= pairs["negative_type"].fillna("") == ""
+    known = set(_pair_strings(pairs.loc[corpus, "before"], pairs.loc[corpus, "reading"]))
     if positives is not None and not positives.empty:
         known |= set(_pair_strings(positives["before"], positives["after"]))
     negative = pairs["label"] == 0
@@ -294,10 +300,11 @@ def ratios_frame(pairs: pd.DataFrame, params: suites.SuiteParams) -> pd.DataFram
         return pd.DataFrame([], columns=columns)
     out = []
     for split, part in pairs.groupby("split", sort=True):
-        positives = int((part["label"] == 1).sum())
+        # Negatives the covering grammar licensed keep their type (label 1): they were generated as negatives.
+        positives = int(((part["label"] == 1) & (part["negative_type"].fillna("") == "")).sum())
         if not positives:
             continue
-        negatives = int(((part["label"] == 0) & part["negative_type"].isin(budgeted)).sum())
+        negatives = int(part["negative_type"].isin(budgeted).sum())
         slack = 3 * (0.25 / positives) ** 0.5
         out.append((split, "+".join(budgeted), negatives, positives, negatives / positives,
                     ratio * (1 - suites.RATIO_TOLERANCE) - slack, ratio + slack))

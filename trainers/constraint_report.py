@@ -131,6 +131,11 @@ def to_markdown(report: dict[str, Any], title: str = "Constrained decoding") -> 
         seconds = row.get("seconds")
         line += f" {_fmt_p(row.get('vs_baseline'))} | {'' if seconds is None else f'{seconds:.1f}'} |"
         lines.append(line)
+    coverage = report.get("grammar_inputs")
+    if coverage:
+        lines += ["", f"Grammar constraint: {coverage['constrained']:,} inputs of covered classes constrained, "
+                      f"{coverage['unconstrained']:,} left free (no licensed reading spellable in the model's output "
+                      "vocabulary within its maximum length): their errors can stay unrecoverable."]
     names = [row["configuration"] for row in report["configurations"]]
     classes = sorted({c for table in report["per_class"].values() for c in table})
     lines += ["", "## Errors per class", "", "| class | " + " | ".join(names) + " |",

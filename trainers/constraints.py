@@ -12,9 +12,11 @@
   or with no licensed reading spellable in the output vocabulary, are left unconstrained (counted in
   `unconstrained`). `<self>` and `sil` are allowed exactly where the grammar licenses them (PLAIN, PUNCT).
 
-Trivial outputs (`<self>`, `sil`) are exempt from the dual encoders by default and count as s = 1 (no
-objection): the DEs are trained on non-trivial pairs only, so their score of a trivial reading means nothing,
-and s = 1 keeps both constraints from pushing a token away from a trivial reading.
+Trivial outputs (`<self>`, `sil`) are judged by a dual encoder trained on trivial pairs too (its
+`judges_trivial`, see `tnforge.generators.trivial_confusions`): then "left as written" for `9 July 2009` is
+penalised like any wrong reading. A DE trained on non-trivial pairs only cannot judge them: for it they are
+exempt and count as s = 1 (no objection), which keeps both constraints from pushing a token away from a
+trivial reading. `exempt` overrides the choice.
 
 This module knows no grammar library: the grammar arrives as a callable `(before, cls) → word tuples`
 (the CLI passes `tnforge.grammars.reading_words`).
@@ -53,13 +55,21 @@ def batch_tokens(batch: ConstraintBatch) -> list[str]:
     return [token_of(window) for window in batch.inputs]
 
 
+def exempt_outputs(scorer: Any, exempt: Collection[str] | None) -> frozenset[str]:
+    """Outputs a DE constraint does not score: `exempt` if given, else the trivial readings unless the DE
+    judges them."""
+    if exempt is not None:
+        return frozenset(exempt)
+    return frozenset() if getattr(scorer, "judges_trivial", False) else TRIVIAL_TARGETS
+
+
 class SequenceDEConstraint(DecodingConstraint):
     """STOP + λ(s − 0.5) with s the sequence DE's score of the finished hypothesis."""
 
-    def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] = TRIVIAL_TARGETS):
+    def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] | None = None):
         self.scorer = scorer
         self.weight = float(weight)
-        self.exempt = frozenset(exempt)
+        self.exempt = exempt_outputs(scorer, exempt)
         self._encoded: torch.Tensor | None = None
         self._tokens: list[str] = []
 
@@ -81,7 +91,7 @@ class SequenceDEConstraint(DecodingConstraint):
             scores = self.scorer.score_encoded(u, texts).float()
         exempt = [i for i, text in enumerate(texts) if text in self.exempt or not text]
         if exempt:
-            scores[exempt] = 1.0  # trivial readings: the DE has no objection (as for the vocabulary filter)
+            scores[exempt] = 1.0  # exempt readings: the DE has no objection (as for the vocabulary filter)
         bonus = self.weight * (scores - 0.5)
         return bonus.to(context.prefixes.device)
 
@@ -94,10 +104,10 @@ def vocabulary_words(vocab: Vocabulary) -> list[str]:
 class VocabularyFilterConstraint(DecodingConstraint):
     """Each unit's log-probability + λ(s − 1), s = p(word may appear) scored once per input for the vocabulary."""
 
-    def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] = TRIVIAL_TARGETS):
+    def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] | None = None):
         self.scorer = scorer
         self.weight = float(weight)
-        self.exempt = frozenset(exempt)
+        self.exempt = exempt_outputs(scorer, exempt)
 
     def prepare(self, batch: ConstraintBatch) -> torch.Tensor | None:
         if self.weight == 0:

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from tnforge.schemas import TRIVIAL_TARGETS
+
 
 def roc_auc(labels: Sequence[int] | np.ndarray, scores: Sequence[float] | np.ndarray) -> float:
     """Area under the ROC curve; NaN when only one class is present."""
@@ -31,9 +33,19 @@ def roc_auc(labels: Sequence[int] | np.ndarray, scores: Sequence[float] | np.nda
     return float((ranks[labels].sum() - positives * (positives + 1) / 2) / (positives * negatives))
 
 
+def nontrivial_mask(befores: Sequence[str], outputs: Sequence[str], labels: Sequence[int]) -> np.ndarray:
+    """Pairs that involve no trivial reading: the output is not `<self>`/`sil` and the input has no trivial
+    positive (the pairs a dual encoder trained without trivial pairs is evaluated on)."""
+    trivial_inputs = {b for b, o, label in zip(befores, outputs, labels, strict=True) if label and o in TRIVIAL_TARGETS}
+    return np.array([o not in TRIVIAL_TARGETS and b not in trivial_inputs for b, o in zip(befores, outputs, strict=True)],
+                    dtype=bool)
+
+
 def pair_metrics(labels: Sequence[int], scores: Sequence[float], types: Sequence[str],
-                 threshold: float = 0.5, classes: Sequence[str] | None = None) -> dict[str, Any]:
-    """Accuracy, AUC, false-accept rate overall and per negative type (and AUC per class when given)."""
+                 threshold: float = 0.5, classes: Sequence[str] | None = None,
+                 nontrivial: np.ndarray | None = None) -> dict[str, Any]:
+    """Accuracy, AUC, false-accept rate overall and per negative type (and AUC per class when given; and the
+    AUC of the `nontrivial` pairs when a mask is given and some pairs are trivial)."""
     labels_a = np.asarray(labels).astype(bool)
     scores_a = np.asarray(scores, dtype=np.float64)
     types_a = np.asarray(types, dtype=object)
@@ -50,6 +62,8 @@ def pair_metrics(labels: Sequence[int], scores: Sequence[float], types: Sequence
         "false_reject": float((~accepted[labels_a]).mean()) if labels_a.any() else float("nan"),
         "per_type": [],
     }
+    if nontrivial is not None and not nontrivial.all():
+        report["nontrivial"] = {"count": int(nontrivial.sum()), "auc": roc_auc(labels_a[nontrivial], scores_a[nontrivial])}
     for name in sorted(set(types_a[negatives].tolist())):
         chosen = negatives & (types_a == name)
         both = chosen | labels_a
@@ -83,6 +97,8 @@ def to_markdown(report: dict[str, Any], title: str = "Dual encoder") -> str:
              f"pairs {report['count']:,} ({report['positives']:,} positive, {report['negatives']:,} negative); "
              f"accuracy {100 * report['accuracy']:.2f}%, ROC AUC {report['auc']:.4f}, "
              f"false accepts {100 * report['false_accept']:.2f}%, false rejects {100 * report['false_reject']:.2f}%",
+             *([f"non-trivial pairs only (no `<self>`/`sil` reading or input): {report['nontrivial']['count']:,}, "
+                f"ROC AUC {report['nontrivial']['auc']:.4f}"] if "nontrivial" in report else []),
              "", "| negative type | count | false-accept rate | AUC vs positives |", "|---|---:|---:|---:|"]
     for row in report["per_type"]:
         lines.append(f"| {row['type']} | {row['count']:,} | {100 * row['false_accept']:.2f}% | "

@@ -12,6 +12,11 @@
 * Vocabulary-filter dual encoder: the same input tower and a word tower (the word itself plus its
   character n-grams) → p(the word may appear in the token's reading).
 
+Feature version 2 (`features`) adds the token's shape (case, letters, vowels, digits) to the input features and,
+for the trivial readings `<self>` and `sil`, pair features of that shape instead of the string matching: a
+model trained on trivial pairs too (`trivial`, see `tnforge.generators.trivial_confusions`) judges whether a
+token is read as written, and the decoding constraints then stop exempting trivial readings.
+
 Features are hashed into fixed tables with `tnforge.hashing.stable_hash64` (never Python's salted `hash()`),
 so a checkpoint needs no vocabulary: the hash seed and table sizes in its config are enough.
 The `dot` head (a weighted dot product) scores a whole vocabulary with one matrix product; the `mlp` head
@@ -31,9 +36,13 @@ import torch
 from torch import nn
 
 from tnforge.hashing import mix64, stable_hash64
+from tnforge.schemas import TRIVIAL_TARGETS
 from tnforge.trainers.config_dicts import known_fields
 
 KINDS = ("sequence", "vocabulary")
+#: Feature version of new models (see the module docstring).
+FEATURES = 2
+_VOWELS = frozenset("aeiouy")
 HEADS = ("mlp", "dot")
 #: Digit positions (counted from the right of a digit run) that get their own features.
 MAX_DIGIT_POSITION = 12
@@ -58,6 +67,8 @@ class DualEncoderConfig:
     word_ngrams: int = 2  # word n-grams of the reading, n = 1..word_ngrams
     hash_seed: int = 7
     cross_buckets: int = 0  # sequence kind: hashed (input key × reading key) interaction weights; 0 = none
+    features: int = FEATURES  # feature version (checkpoints without one are version 1)
+    trivial: bool = False  # trained on trivial readings (<self>/sil) too: it judges them
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DualEncoderConfig:
@@ -71,6 +82,8 @@ class DualEncoderConfig:
             raise ValueError(f"unknown dual encoder kind {self.kind!r} (use {' or '.join(KINDS)})")
         if self.head not in HEADS:
             raise ValueError(f"unknown head {self.head!r} (use {' or '.join(HEADS)})")
+        if self.features not in (1, 2):
+            raise ValueError(f"unknown feature version {self.features} (this tnforge knows 1 and 2)")
         if self.cross_buckets and self.kind != "sequence":
             raise ValueError("interaction features (cross_buckets) exist for the sequence kind only")
 
@@ -80,8 +93,41 @@ def _char_grams(text: str, top: int) -> list[str]:
     return [padded[i: i + n] for n in range(1, top + 1) for i in range(len(padded) - n + 1)]
 
 
-def input_grams(before: str, top: int = 4) -> list[str]:
-    """Feature strings of a token: char n-grams, digits by place, characters by position from each end, length."""
+def token_shape(before: str) -> list[str]:
+    """Shape features of a token: letter case pattern, letter count, vowel share, digits, other characters.
+
+    They tell a word read as written ("TURNS", "Ottawa") from letters read one by one ("IUCN", "B") or a
+    token that needs reading ("1990s"), whatever the word itself."""
+    letters = [char for char in before if char.isalpha()]
+    upper = sum(1 for char in letters if char.isupper())
+    if not letters:
+        case = "none"
+    elif upper == len(letters):
+        case = "upper" if len(letters) > 1 else "upper1"
+    elif upper == 0:
+        case = "lower"
+    elif upper == 1 and letters[0].isupper() and before.lstrip()[:1].isalpha():
+        case = "title"
+    else:
+        case = "mixed"
+    vowels = sum(1 for char in letters if char.lower() in _VOWELS)
+    share = "v0" if not vowels else ("v-" if vowels * 5 < len(letters) else "v+")
+    # The longest run of consonants: words rarely have more than three, letter sequences often do.
+    run = max((len(r) for r in re.findall(r"[^aeiouy]+", "".join(letters).lower())), default=0)
+    count = min(len(letters), 6)
+    keys = [f"case:{case}", f"letters:{count}", f"vowels:{share}", f"consonants:{min(run, 4)}",
+            f"shape:{case}/{count}/{share}"]
+    if any(char.isdigit() for char in before):
+        keys.append("digits" if not letters else "digits+letters")
+    others = sorted({char for char in before if not char.isalnum()})
+    if others:
+        keys.append("other:" + "".join(others[:4]))
+    return keys
+
+
+def input_grams(before: str, top: int = 4, features: int = 1) -> list[str]:
+    """Feature strings of a token: char n-grams, digits by place, characters by position from each end, length
+    (and, from feature version 2, its shape)."""
     grams = ["c" + g for g in _char_grams(before, top)]
     run: list[str] = []
     text = before + " "
@@ -99,6 +145,8 @@ def input_grams(before: str, top: int = 4) -> list[str]:
     grams += [f"p{i}:{char}" for i, char in enumerate(lower[:MAX_POSITION])]
     grams += [f"e{i}:{char}" for i, char in enumerate(reversed(lower[-MAX_POSITION:]))]
     grams.append(f"len{min(len(before), 24)}")
+    if features >= 2:
+        grams += ["s" + key for key in token_shape(before)]
     return grams
 
 
@@ -118,8 +166,9 @@ def _digit_runs(text: str) -> list[str]:
     return [run.replace(",", "") for run in re.findall(r"\d(?:[\d]|,(?=\d))*", text)]
 
 
-def input_keys(before: str) -> list[str]:
-    """Key features of a token for the interaction term: digits (and digit pairs) by place, letters, words."""
+def input_keys(before: str, features: int = 1) -> list[str]:
+    """Key features of a token for the interaction term: digits (and digit pairs) by place, letters, words
+    (and, from feature version 2, its shape)."""
     keys = []
     runs = _digit_runs(before)
     for number, run in enumerate(runs[:4]):
@@ -138,6 +187,8 @@ def input_keys(before: str) -> list[str]:
     keys.append(f"len{min(len(before), 24)}")
     if re.search(r"\d(st|nd|rd|th)\b", lower):
         keys.append("ordinal-suffix")
+    if features >= 2:
+        keys += ["s:" + key for key in token_shape(before)]
     return keys
 
 
@@ -289,11 +340,15 @@ def _bucket(value: float) -> int:
     return min(10, int(value * 10 + 1e-9))
 
 
-def pair_keys(before: str, reading: str) -> list[str]:
+def pair_keys(before: str, reading: str, features: int = 1) -> list[str]:
     """Delexicalised features of how a reading matches its token: numbers the reading spells that are (not)
     among the token's digit runs, spelled letters against the token's letters, months, and the character
-    similarity of the token and the reading."""
+    similarity of the token and the reading. From feature version 2, a trivial reading (`<self>`, `sil`) gets
+    the token's shape crossed with it instead (the string matching means nothing there)."""
     from difflib import SequenceMatcher
+
+    if features >= 2 and reading in TRIVIAL_TARGETS:
+        return [f"trivial:{reading}", *(f"trivial:{reading}:{key}" for key in token_shape(before))]
 
     keys = []
     lower = before.lower()
@@ -352,7 +407,7 @@ class Featurizer:
             return found
         c = self.config
         if side == "input":
-            grams, buckets = input_grams(text, c.char_ngrams), c.input_buckets
+            grams, buckets = input_grams(text, c.char_ngrams, c.features), c.input_buckets
         elif side == "reading":
             grams, buckets = reading_grams(text, c.word_ngrams), c.output_buckets
         else:
@@ -367,7 +422,7 @@ class Featurizer:
         key = ("key-" + side, text)
         found = self._key_cache.get(key)
         if found is None:
-            grams = input_keys(text) if side == "input" else output_keys(text)
+            grams = input_keys(text, self.config.features) if side == "input" else output_keys(text)
             found = np.array(sorted({stable_hash64(side, g, seed=self.config.hash_seed) for g in grams}),
                              dtype=np.uint64)
             if len(self._key_cache) >= self._limit:
@@ -382,7 +437,8 @@ class Featurizer:
         if found is None:
             left, right = self._keys("input", before), self._keys("reading", reading)
             mixed = mix64(mix64(left)[:, None] ^ right[None, :]).ravel()
-            matches = [stable_hash64("pair", g, seed=self.config.hash_seed) for g in pair_keys(before, reading)]
+            matches = [stable_hash64("pair", g, seed=self.config.hash_seed)
+                       for g in pair_keys(before, reading, self.config.features)]
             mixed = np.concatenate([mixed, np.array(matches, dtype=np.uint64)])
             found = np.unique(mixed % np.uint64(self.config.cross_buckets)).astype(np.int64)
             if len(self._cross_cache) >= self._limit:
@@ -562,6 +618,11 @@ class DualEncoderScorer:
         return self.config.kind
 
     @property
+    def judges_trivial(self) -> bool:
+        """Whether the model was trained on trivial readings (`<self>`, `sil`), so its scores of them count."""
+        return bool(self.config.trivial)
+
+    @property
     def needs_befores(self) -> bool:
         """Whether `score_encoded` needs the written tokens too (a model with interaction features)."""
         return bool(self.config.cross_buckets)
@@ -619,6 +680,7 @@ class DualEncoderScorer:
 def load_dual_encoder(path: str | Any, device: torch.device | str = "cpu") -> DualEncoderScorer:
     """Load a trained dual encoder (eval mode) from a run directory or checkpoint file."""
     payload = load_payload(path, device)
-    model = DualEncoder(DualEncoderConfig.from_dict(payload["model_config"]))
+    # Checkpoints written before feature versions existed used version 1.
+    model = DualEncoder(DualEncoderConfig.from_dict({"features": 1, **payload["model_config"]}))
     model.load_state_dict(payload["model"])
     return DualEncoderScorer(model, device, checkpoint_file(path), payload.get("metrics"))

@@ -23,9 +23,10 @@ from torch import nn
 
 from tnforge import datasets
 from tnforge.hashing import unit_interval
+from tnforge.schemas import TRIVIAL_TARGETS
 from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.devices import resolve_device, seed_everything
-from tnforge.trainers.dual_encoder_eval import pair_metrics
+from tnforge.trainers.dual_encoder_eval import nontrivial_mask, pair_metrics
 from tnforge.trainers.dual_encoder_model import (
     BEST,
     LAST,
@@ -40,7 +41,7 @@ METRICS = "metrics.jsonl"
 #: Dataset and output column of each dual encoder kind.
 SOURCES = {"sequence": ("pairs", "reading"), "vocabulary": ("vocab_pairs", "word")}
 #: Negative types each kind knows (the `--negatives` choices).
-NEGATIVE_TYPES = {"sequence": ("synthetic", "random", "topk"), "vocabulary": ("class", "global", "topk")}
+NEGATIVE_TYPES = {"sequence": ("synthetic", "random", "topk"), "vocabulary": ("class", "global", "topk", "unread")}
 
 
 @dataclass
@@ -52,6 +53,7 @@ class DETrainConfig:
     kind: str = "sequence"
     negatives: tuple[str, ...] = ()  # negative types used for training; () = every type present
     ratio: float | None = None  # negatives kept per positive in training (None = all)
+    trivial: bool = True  # train on pairs with trivial readings too (when the data has them)
     device: str = "auto"
     epochs: int = 30
     batch_size: int = 256
@@ -92,8 +94,9 @@ class PairRows:
 
 
 def load_pairs(root: str, kind: str, split: str, negatives: tuple[str, ...] = (), ratio: float | None = None,
-               seed: int = 0) -> PairRows:
-    """Stream one split's pairs: keep positives, negatives of the chosen types, at most `ratio` per positive."""
+               seed: int = 0, trivial: bool = True) -> PairRows:
+    """Stream one split's pairs: keep positives, negatives of the chosen types, at most `ratio` per positive;
+    without `trivial`, only the pairs that involve no trivial reading (`nontrivial_mask`)."""
     dataset, column = SOURCES[kind]
     columns = ["key", "class", "before", column, "label", "negative_type"]
     rows = PairRows([], [], [], [], [])
@@ -110,6 +113,11 @@ def load_pairs(root: str, kind: str, split: str, negatives: tuple[str, ...] = ()
             rows.labels.append(int(label))
             rows.types.append(kind_of or "positive")
             rows.classes.append(cls)
+    if not trivial and rows.labels:
+        keep = np.flatnonzero(nontrivial_mask(rows.befores, rows.outputs, rows.labels)).tolist()
+        keys = [keys[i] for i in keep]
+        rows = PairRows(*([values[i] for i in keep] for values in
+                          (rows.befores, rows.outputs, rows.labels, rows.types, rows.classes)))
     if ratio is not None and rows.labels:
         positives = sum(rows.labels)
         negative_count = len(rows.labels) - positives
@@ -152,7 +160,8 @@ def evaluate_rows(model: DualEncoder, rows: PairRows, device: torch.device) -> d
     scorer = DualEncoderScorer(model, device)
     scores = scorer.score(rows.befores, rows.outputs).numpy() if len(rows) else np.zeros(0)
     model.train()
-    return pair_metrics(rows.labels, scores, rows.types, classes=rows.classes)
+    return pair_metrics(rows.labels, scores, rows.types, classes=rows.classes,
+                        nontrivial=nontrivial_mask(rows.befores, rows.outputs, rows.labels))
 
 
 def train_dual_encoder(config: DETrainConfig) -> DETrainResult:
@@ -165,13 +174,17 @@ def train_dual_encoder(config: DETrainConfig) -> DETrainResult:
     if config.threads:
         torch.set_num_threads(config.threads)
     seed_everything(config.seed)
-    train_rows = load_pairs(config.data, config.kind, "train", config.negatives, config.ratio, config.seed)
-    dev_rows = load_pairs(config.data, config.kind, "dev", config.negatives, None, config.seed)
+    train_rows = load_pairs(config.data, config.kind, "train", config.negatives, config.ratio, config.seed,
+                            config.trivial)
+    dev_rows = load_pairs(config.data, config.kind, "dev", config.negatives, None, config.seed, config.trivial)
     dataset = SOURCES[config.kind][0]
     if not len(train_rows) or 0 < sum(train_rows.labels) == len(train_rows) or not sum(train_rows.labels):
         raise ValueError(f"{config.data}: {dataset}/train needs positive and negative pairs "
                          f"(found {len(train_rows)} rows; run `tnforge negatives` first)")
     (run / METRICS).unlink(missing_ok=True)
+    # A model that saw trivial readings as positives judges them; the constraints then score them too.
+    config.model.trivial = any(label and output in TRIVIAL_TARGETS
+                               for output, label in zip(train_rows.outputs, train_rows.labels, strict=True))
 
     model = DualEncoder(config.model).to(device)
     featurizer = Featurizer(config.model)
@@ -223,7 +236,7 @@ def train_dual_encoder(config: DETrainConfig) -> DETrainResult:
         auc = metrics["auc"]
         improved = not best or (not math.isnan(auc) and auc > best["auc"]) or math.isnan(best["auc"])
         record = {"event": "dev", "epoch": epoch, "step": step, "loss": loss_sum / len(train_rows),
-                  "auc": auc, "accuracy": metrics.get("accuracy"), "false_accept": metrics.get("false_accept"),
+                  "auc": auc, "auc_nontrivial": metrics.get("nontrivial", {}).get("auc"), "accuracy": metrics.get("accuracy"), "false_accept": metrics.get("false_accept"),
                   "best": improved}
         _log(run / METRICS, record)
         bar.set_postfix(loss=f"{record['loss']:.3f}", auc=f"{auc:.4f}")

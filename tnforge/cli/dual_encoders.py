@@ -24,7 +24,7 @@ GRAMMAR_LIMIT = 5000
 # --- training ---------------------------------------------------------------------------------------------
 
 def _train_options(kind: str) -> Callable[[Any], Any]:
-    from_types = {"sequence": "synthetic,random,topk", "vocabulary": "class,global,topk"}[kind]
+    from_types = {"sequence": "synthetic,random,topk", "vocabulary": "class,global,topk,unread"}[kind]
 
     def decorate(function: Any) -> Any:
         options = [
@@ -36,6 +36,9 @@ def _train_options(kind: str) -> Callable[[Any], Any]:
             click.option("--negatives", default="", help=f"Negative types used for training, comma-separated "
                                                           f"(of {from_types}; default: every type present)."),
             click.option("--ratio", default="all", help="Negatives kept per positive in training: a number or 'all'."),
+            click.option("--trivial/--no-trivial", default=True,
+                         help="Train on the pairs with trivial readings (<self>/sil) too, when `tnforge negatives` "
+                              "made them: the model then judges trivial outputs in constrained decoding."),
             click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N."),
             click.option("--epochs", default=30, type=click.IntRange(1), help="Maximum passes over the train pairs."),
             click.option("--batch-size", default=256, type=click.IntRange(1), help="Pairs per batch."),
@@ -86,7 +89,7 @@ def run_training(kind: str, options: dict[str, Any]) -> Any:
                               cross_buckets=options.get("cross_buckets", 0))
     config = DETrainConfig(data=options["data"], out=options["out"], kind=kind,
                            negatives=_negative_types(kind, options["negatives"]), ratio=parse_ratio(options["ratio"]),
-                           device=options["device"], epochs=options["epochs"], batch_size=options["batch_size"],
+                           trivial=options["trivial"], device=options["device"], epochs=options["epochs"], batch_size=options["batch_size"],
                            learning_rate=options["learning_rate"], patience=options["patience"],
                            max_minutes=options["max_minutes"], seed=options["seed"], threads=options["threads"],
                            progress=options["progress"], model=model)
@@ -328,10 +331,18 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple
         except ImportError:
             covered = frozenset()
     runs, seconds = {}, {}
+    grammar_inputs: dict[str, int] = {}
     for name, constraint in configurations.items():
+        grammar = pieces.get("grammar")
+        before = (grammar.constrained, grammar.unconstrained) if grammar is not None else (0, 0)
         runs[name], seconds[name] = _decode(loaded, files, split, constraint, beam, batch_size, name)
         click.echo(f"{name}: decoded {len(runs[name]):,} tokens in {seconds[name]:.1f} s", err=True)
+        if name == "+grammar" and grammar is not None:
+            grammar_inputs = {"constrained": grammar.constrained - before[0],
+                              "unconstrained": grammar.unconstrained - before[1]}
     result = compare_configurations(runs, judge, covered, baseline="none", seconds=seconds)
+    if grammar_inputs:
+        result["grammar_inputs"] = grammar_inputs
     result.update({"model": str(loaded.path), "data": data, "split": split, "lambda": weight, "beam": beam})
     title = f"Constrained decoding of {loaded.path} on {data} ({split}, λ={weight:g})"
     paths = write_comparison(result, report, title)

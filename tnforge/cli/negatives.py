@@ -13,7 +13,7 @@ from tnforge.config import config_option
 
 KINDS = ("synthetic", "random", "topk")
 TYPES = ("positive", "synthetic", "random", "topk")
-VOCAB_TYPES = ("positive", "class", "global", "topk")
+VOCAB_TYPES = ("positive", "class", "global", "topk", "unread")
 
 
 def parse_kinds(value: str) -> list[str]:
@@ -43,7 +43,8 @@ def summary_table(section: dict[str, Any]) -> str:
     splits = sorted(set(section["counts"]) | set(section["vocab_counts"]))
     lines = [
         f"negatives: kinds {','.join(section['kinds'])}, ratio {section['ratio']}, cap {section['cap']}, "
-        f"grammar {'on' if section.get('grammar') else 'off'}, generator {section['generator_version']}",
+        f"grammar {'on' if section.get('grammar') else 'off'}, trivial pairs {'on' if section.get('trivial') else 'off'}, "
+        f"generator {section['generator_version']}",
         "",
         f"{'pairs':<8}" + "".join(f"{t:>12}" for t in (*TYPES, "total")),
     ]
@@ -70,12 +71,15 @@ def summary_table(section: dict[str, Any]) -> str:
 @click.option("--topk-from", type=click.Path(), default=None, help="Hypotheses Parquet (from `tnforge decode`) for topk.")
 @click.option("--grammar/--no-grammar", default=None,
               help="Judge negatives with the covering grammar (default: when pynini and the grammar are installed).")
+@click.option("--trivial/--no-trivial", default=True,
+              help="Pairs for trivial tokens (<self>/sil, from DIR/examples) and an 'unread' <self> negative for the "
+                   "others, so the dual encoders can judge trivial readings.")
 @click.option("--seed", type=click.IntRange(0), default=None, help="Seed of the stable hashes [default: the build's].")
 @click.option("--shards", type=click.IntRange(0), default=0, help="Parquet shards per split (0: as the build).")
 @click.option("--workers", default=1, type=click.IntRange(1), help="Local worker processes (Beam direct_num_workers).")
 @click.pass_context
 def negatives(ctx: click.Context, directory: str, kinds: str, ratio: str, cap: int, topk_from: str | None,
-              grammar: bool | None, seed: int | None, shards: int, workers: int) -> None:
+              grammar: bool | None, trivial: bool, seed: int | None, shards: int, workers: int) -> None:
     """Generate labelled pairs for the dual encoders in a dataset directory DIR.
 
     Reads DIR/pairs/positive/ (written by `tnforge build`) and writes DIR/pairs/{split}/ (positives and
@@ -111,7 +115,7 @@ def negatives(ctx: click.Context, directory: str, kinds: str, ratio: str, cap: i
         section = run_negatives(
             directory, kinds=kind_list, ratio=number, topk_from=topk_from, grammar=grammar, seed=seed,
             shards=shards, pipeline_args=list(ctx.meta.get("pipeline_args", ())), cap=cap, progress=log,
-            workers=workers,
+            workers=workers, trivial=trivial,
         )
     except (ValueError, FileNotFoundError, RuntimeError) as error:
         raise click.ClickException(str(error)) from error
