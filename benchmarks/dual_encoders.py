@@ -1,5 +1,6 @@
 """Benchmark: train both dual encoders on the shared English sample and report dev ROC AUC (target ≥ 0.95),
-accuracy and false-accept rate per negative type.
+accuracy and false-accept rate per negative type. The negatives include trivial pairs (`<self>`/`sil`), so the
+AUC is given on all dev pairs and on the non-trivial ones (the pairs a DE without trivial pairs sees).
 
     python benchmarks/dual_encoders.py --work /tmp/de-bench                  # build + negatives + train
     python benchmarks/dual_encoders.py --work /tmp/de-bench --data-dir DIR   # reuse a dataset with pairs
@@ -43,18 +44,23 @@ def main() -> None:
         tnforge("build", str(SAMPLE), "--out", str(data))
         tnforge("negatives", str(data), "--kinds", "synthetic,random", "--ratio", args.ratio)
     results = {}
-    for kind, head, negatives in (("sequence", "mlp", ()), ("vocabulary", "dot", ())):
+    # The CLI's defaults: the sequence DE with the interaction term, the vocabulary filter with the dot head.
+    for kind, head, cross in (("sequence", "mlp", 1 << 18), ("vocabulary", "dot", 0)):
         started = time.monotonic()
         result = train_dual_encoder(DETrainConfig(
             data=str(data), out=str(args.work / f"{kind}-de"), kind=kind, device=args.device, threads=args.threads,
-            negatives=negatives, progress=False, model=DualEncoderConfig(kind=kind, head=head)))
+            progress=False, model=DualEncoderConfig(kind=kind, head=head, cross_buckets=cross)))
         seconds = time.monotonic() - started
         best = result.best
-        results[kind] = {"auc": best["auc"], "accuracy": best["accuracy"], "false_accept": best["false_accept"],
+        nontrivial = best.get("nontrivial", {}).get("auc", best["auc"])
+        results[kind] = {"auc": best["auc"], "auc_nontrivial": nontrivial, "accuracy": best["accuracy"],
+                         "false_accept": best["false_accept"],
                          "per_type": best["per_type"], "train_pairs": result.train_pairs,
                          "dev_pairs": result.dev_pairs, "seconds": seconds, "epochs": result.epochs}
         print(to_markdown(best, f"{kind} dual encoder ({result.train_pairs:,} train pairs, {seconds:.0f} s)"))
-        print(f"target ROC AUC ≥ 0.95: {'met' if best['auc'] >= 0.95 else 'NOT met'} ({best['auc']:.4f})\n")
+        met = best["auc"] >= 0.95 and nontrivial >= 0.95
+        print(f"target ROC AUC ≥ 0.95: {'met' if met else 'NOT met'} (all pairs {best['auc']:.4f}, "
+              f"non-trivial pairs {nontrivial:.4f})\n")
     (args.work / "dual_encoders.json").write_text(json.dumps(results, indent=2) + "\n")
 
 
