@@ -10,7 +10,8 @@ import contextlib
 import glob
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import IO
 
 
@@ -94,3 +95,15 @@ def open_arrow_file(path: str):
         with open_binary(path) as handle:
             return pa.ipc.open_file(pa.BufferReader(handle.read()))
     return pa.ipc.open_file(pa.memory_map(path))
+
+
+def write_text_files(folder: str | os.PathLike, texts: Mapping[str, str]) -> list[Path]:
+    """Write each `{name: text}` as a UTF-8 file in the local `folder` (created), atomically; the paths written."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in texts.items():
+        with write_atomically(str(folder / name)) as handle:
+            handle.write(text.encode("utf-8"))
+        written.append(folder / name)
+    return written

@@ -156,17 +156,10 @@ def to_markdown(report: dict[str, Any], title: str = "Constrained decoding") -> 
 
 def write_comparison(report: dict[str, Any], out: str | os.PathLike, title: str = "Constrained decoding") -> list[Path]:
     """Write comparison.md and comparison.json into the folder `out`."""
-    from tnforge.filesystems import write_atomically
+    from tnforge.filesystems import write_text_files
 
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in (("comparison.md", to_markdown(report, title)),
-                       ("comparison.json", json.dumps(report, indent=2, default=str) + "\n")):
-        with write_atomically(str(folder / name)) as handle:
-            handle.write(text.encode("utf-8"))
-        written.append(folder / name)
-    return written
+    return write_text_files(out, {"comparison.md": to_markdown(report, title),
+                                  "comparison.json": json.dumps(report, indent=2, default=str) + "\n"})
 
 
 def sweep_rows(results: Mapping[float, Predictions], judge: BatchJudge | None = None) -> list[dict[str, Any]]:

@@ -158,17 +158,12 @@ def to_markdown(report: dict[str, Any], title: str = "Evaluation", max_errors: i
 
 def write_report(report: dict[str, Any], out: str | os.PathLike, title: str = "Evaluation") -> list[Path]:
     """Write report.md, report.json and per_class.png into the folder `out`."""
-    from tnforge.filesystems import write_atomically
+    from tnforge.filesystems import write_text_files
     from tnforge.trainers.plots import plot_per_class
 
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in (("report.md", to_markdown(report, title)),
-                       ("report.json", json.dumps(report, indent=2, default=str) + "\n")):
-        with write_atomically(str(folder / name)) as handle:
-            handle.write(text.encode("utf-8"))
-        written.append(folder / name)
+    written = write_text_files(folder, {"report.md": to_markdown(report, title),
+                                        "report.json": json.dumps(report, indent=2, default=str) + "\n"})
     written.append(plot_per_class(report["per_class"], folder / "per_class.png", title=title))
     return written
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from tnforge.trainers.dual_encoder_model import (
     Featurizer,
     save_dual_encoder,
 )
+from tnforge.trainers.train_seq2seq import TrainResult
 
 METRICS = "metrics.jsonl"
 #: Dataset and output column of each dual encoder kind.
@@ -131,13 +131,9 @@ def load_pairs(root: str, kind: str, split: str, negatives: tuple[str, ...] = ()
 
 
 @dataclass
-class DETrainResult:
-    run: Path
-    epochs: int
-    steps: int
-    seconds: float
-    best: dict[str, Any]
-    stopped: str
+class DETrainResult(TrainResult):
+    """A training run's outcome (see `TrainResult`) and how many train and dev pairs it used."""
+
     train_pairs: int
     dev_pairs: int
 
@@ -205,10 +201,10 @@ def train_dual_encoder(config: DETrainConfig) -> DETrainResult:
     stopped = "epochs"
     started = time.monotonic()
     budget = config.max_minutes * 60 if config.max_minutes else math.inf
-    from tqdm import tqdm
+    from tnforge.progress import progress_bar
 
-    bar = tqdm(total=config.epochs * per_epoch, file=sys.stderr, disable=not config.progress, unit="batch",
-               dynamic_ncols=True, desc=f"train {config.kind} DE")
+    bar = progress_bar(total=config.epochs * per_epoch, disable=not config.progress, unit="batch",
+                       desc=f"train {config.kind} DE")
     model.train()
     for epoch in range(config.epochs):
         order = torch.randperm(len(train_rows), generator=generator).tolist()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -76,6 +75,8 @@ class TrainConfig:
 
 @dataclass
 class TrainResult:
+    """A training run's outcome: its folder, epochs and steps done, seconds, best dev record, why it stopped."""
+
     run: Path
     epochs: int
     steps: int
@@ -217,7 +218,7 @@ def train(config: TrainConfig, resume: bool = False) -> TrainResult:
             save_checkpoint(run / BEST, model, input_vocab, output_vocab, config.to_dict(), {"best": best})
         return bad_evals >= config.patience
 
-    from tqdm import tqdm
+    from tnforge.progress import progress_bar
 
     rows = count_rows(train_files, config.max_copies)
     per_epoch = max(1, math.ceil(rows / config.batch_size))
@@ -225,8 +226,8 @@ def train(config: TrainConfig, resume: bool = False) -> TrainResult:
     budget = config.max_minutes * 60 - elapsed_before if config.max_minutes else math.inf
     stopped = "epochs"
     model.train()
-    bar = tqdm(total=config.epochs * per_epoch, initial=step, file=sys.stderr, disable=not config.progress,
-               unit="batch", dynamic_ncols=True, desc="train")
+    bar = progress_bar(total=config.epochs * per_epoch, initial=step, disable=not config.progress, unit="batch",
+                       desc="train")
     window_loss, window_examples, window_start = 0.0, 0, time.monotonic()
     done = False
     while epoch < config.epochs and not done:

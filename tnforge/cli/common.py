@@ -7,6 +7,15 @@ from typing import Any
 
 import click
 
+# Options shared by the commands that load a seq2seq model and decode a dataset.
+model_option = click.option("--model", "-m", required=True, type=click.Path(exists=True),
+                            help="Seq2seq run directory (uses best.pt) or a checkpoint file.")
+data_option = click.option("--data", "-d", required=True, type=click.Path(exists=True),
+                           help="Dataset directory, folder of examples Parquet files, or one Parquet file.")
+device_option = click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
+threads_option = click.option("--threads", default=0, type=click.IntRange(0),
+                              help="CPU threads for torch (0: torch's default; 1 is fastest on a busy machine).")
+
 
 class PassThroughCommand(click.Command):
     """A command whose arguments after `--` go to Beam untouched (kept in ctx.meta['pipeline_args'])."""

@@ -7,14 +7,21 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from tnforge.cli.common import example_files_of, load_seq2seq, parse_ratio
+from tnforge.cli.common import (
+    data_option,
+    device_option,
+    example_files_of,
+    load_seq2seq,
+    model_option,
+    parse_ratio,
+    threads_option,
+)
 from tnforge.config import config_option
 
 #: Readings per token taken from the covering grammar to build a constrained decoder's trie.
@@ -227,11 +234,10 @@ def _judge() -> tuple[Any, str]:
 
 def _decode(loaded: Any, files: list[Path], split: str, constraint: Any, beam: int, batch_size: int,
             label: str) -> tuple[list[dict[str, Any]], float]:
-    from tqdm import tqdm
-
+    from tnforge.progress import progress_bar
     from tnforge.trainers.constraint_report import decode_predictions
 
-    with tqdm(file=sys.stderr, unit="tok", desc=label, dynamic_ncols=True, leave=False) as bar:
+    with progress_bar(unit="tok", desc=label, leave=False) as bar:
         try:
             return decode_predictions(loaded, files, split, constraint, beam, batch_size, on_batch=bar.update)
         except ValueError as error:
@@ -239,12 +245,9 @@ def _decode(loaded: Any, files: list[Path], split: str, constraint: Any, beam: i
 
 
 def _write(folder: Path, name: str, text: str) -> Path:
-    from tnforge.filesystems import write_atomically
+    from tnforge.filesystems import write_text_files
 
-    folder.mkdir(parents=True, exist_ok=True)
-    with write_atomically(str(folder / name)) as handle:
-        handle.write(text.encode("utf-8"))
-    return folder / name
+    return write_text_files(folder, {name: text})[0]
 
 
 def _named_runs(values: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -257,18 +260,14 @@ def _named_runs(values: tuple[str, ...]) -> list[tuple[str, str]]:
     return runs
 
 
-_model_option = click.option("--model", "-m", required=True, type=click.Path(exists=True),
-                             help="Seq2seq run directory (best.pt) or checkpoint file.")
-_data_option = click.option("--data", "-d", required=True, type=click.Path(exists=True),
-                            help="Dataset directory, folder of examples Parquet files, or one Parquet file.")
 
 
 # --- compare ----------------------------------------------------------------------------------------------
 
 @click.command(context_settings={"show_default": True})
 @config_option
-@_model_option
-@_data_option
+@model_option
+@data_option
 @click.option("--split", default="test", help="Split decoded by every configuration.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")
 @click.option("--voc-de", multiple=True, help="Vocabulary filter run, as RUN or NAME=RUN (repeatable: e.g. "
@@ -280,9 +279,8 @@ _data_option = click.option("--data", "-d", required=True, type=click.Path(exist
 @click.option("--batch-size", default=256, type=click.IntRange(1), help="Inputs decoded together.")
 @click.option("--report", "-r", required=True, type=click.Path(file_okay=False),
               help="Folder for comparison.md and comparison.json.")
-@click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
-@click.option("--threads", default=0, type=click.IntRange(0), help="CPU threads for torch (0: torch's default; 1 is "
-                                                                  "fastest on a busy machine).")
+@device_option
+@threads_option
 def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple[str, ...], grammar_constraint: bool,
             weight: float, beam: int, batch_size: int, report: str, device: str, threads: int) -> None:
     """Compare decoding configurations on the same tokens: no constraint, +seqDE, +vocDE (each run),
@@ -364,8 +362,8 @@ def _lambdas(value: str) -> list[float]:
 
 @click.command("sweep-lambda", context_settings={"show_default": True})
 @config_option
-@_model_option
-@_data_option
+@model_option
+@data_option
 @click.option("--split", default="dev", help="Split decoded at every λ.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")
 @click.option("--voc-de", default=None, type=click.Path(exists=True), help="Vocabulary filter run.")
@@ -374,9 +372,8 @@ def _lambdas(value: str) -> list[float]:
 @click.option("--batch-size", default=256, type=click.IntRange(1), help="Inputs decoded together.")
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
               help="Folder for sweep.md, sweep.json and sweep.png.")
-@click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
-@click.option("--threads", default=0, type=click.IntRange(0), help="CPU threads for torch (0: torch's default; 1 is "
-                                                                  "fastest on a busy machine).")
+@device_option
+@threads_option
 def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: str | None, lambdas: str, beam: int,
                  batch_size: int, out: str, device: str, threads: int) -> None:
     """Decode a split with the dual-encoder constraints at several λ and plot error rate per class against λ.
@@ -434,7 +431,7 @@ def _loop_dataset(source: Path, work: Path) -> Path:
 
 @click.command(context_settings={"show_default": True})
 @config_option
-@_model_option
+@model_option
 @click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False),
               help="Dataset directory built by `tnforge build` (it is not modified).")
 @click.option("--rounds", default=2, type=click.IntRange(1), help="Adversarial rounds.")
@@ -447,9 +444,8 @@ def _loop_dataset(source: Path, work: Path) -> Path:
 @click.option("--batch-size", default=256, type=click.IntRange(1), help="Inputs decoded together.")
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
               help="Work folder: data/ (regenerated pairs), round-N/ (hypotheses, filter), loop.md, loop.json.")
-@click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
-@click.option("--threads", default=0, type=click.IntRange(0), help="CPU threads for torch (0: torch's default; 1 is "
-                                                                  "fastest on a busy machine).")
+@device_option
+@threads_option
 def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str, weight: float, epochs: int, beam: int,
          batch_size: int, out: str, device: str, threads: int) -> None:
     """The adversarial loop: decode the train split for top-k → regenerate top-k negatives → retrain the

@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from tnforge.cli.common import example_files_of, load_seq2seq
+from tnforge.cli.common import (
+    data_option,
+    device_option,
+    example_files_of,
+    load_seq2seq,
+    model_option,
+    threads_option,
+)
 from tnforge.cli.dual_encoders import build_constraint, constraint_options
 from tnforge.config import config_option
 
-_model_option = click.option("--model", "-m", required=True, type=click.Path(exists=True),
-                              help="Run directory (uses best.pt) or a checkpoint file.")
-_data_option = click.option("--data", "-d", required=True, type=click.Path(exists=True),
-                            help="Dataset directory, folder of examples Parquet files, or one Parquet file.")
-_device_option = click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
-_threads_option = click.option("--threads", default=0, type=click.IntRange(0),
-                               help="CPU threads for torch (0: torch's default; 1 is fastest on a busy machine).")
-
 
 def _progress(total: int, label: str) -> Any:
-    from tqdm import tqdm
+    from tnforge.progress import progress_bar
 
-    return tqdm(total=total, file=sys.stderr, unit="tok", desc=label, dynamic_ncols=True, leave=False)
+    return progress_bar(total=total, unit="tok", desc=label, leave=False)
 
 
 def _row_count(files: list[Path]) -> int:
@@ -36,8 +34,8 @@ def _row_count(files: list[Path]) -> int:
 
 @click.command(context_settings={"show_default": True})
 @config_option
-@_model_option
-@_data_option
+@model_option
+@data_option
 @click.option("--split", default="dev", help="Split to decode (dataset directories, or files with a split column).")
 @click.option("--out", "-o", required=True,
               help="Hypotheses output: a folder of Parquet parts, or one file when it ends in .parquet.")
@@ -47,8 +45,8 @@ def _row_count(files: list[Path]) -> int:
 @click.option("--copies/--no-copies", default=False, help="Also decode the build's up-sampling copies.")
 @click.option("--rows-per-file", default=1_000_000, type=click.IntRange(1), help="Hypotheses per Parquet part.")
 @constraint_options
-@_device_option
-@_threads_option
+@device_option
+@threads_option
 def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, batch_size: int, copies: bool,
            rows_per_file: int, seq_de: str | None, voc_de: str | None, grammar_constraint: bool, weight: float,
            device: str, threads: int) -> None:
@@ -112,11 +110,11 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
 
 @click.command(context_settings={"show_default": True})
 @config_option
-@_model_option
+@model_option
 @click.argument("text", nargs=-1, required=True)
 @click.option("--beam", default=5, type=click.IntRange(1), help="Beam width.")
-@_device_option
-@_threads_option
+@device_option
+@threads_option
 def normalize(model: str, text: tuple[str, ...], beam: int, device: str, threads: int) -> None:
     """Normalize plain text: tokenize it like the corpus, decode every token, print readings and speech.
 
@@ -177,8 +175,8 @@ def grammar_judges(wanted: bool | None) -> tuple[Callable | None, str]:
 
 @click.command(context_settings={"show_default": True})
 @config_option
-@_model_option
-@_data_option
+@model_option
+@data_option
 @click.option("--split", default="dev", help="Split to evaluate.")
 @click.option("--report", "-r", default=None, type=click.Path(file_okay=False),
               help="Folder for report.md, report.json and per_class.png.")
@@ -187,8 +185,8 @@ def grammar_judges(wanted: bool | None) -> tuple[Callable | None, str]:
 @click.option("--grammar/--no-grammar", default=None,
               help="Judge errors recoverable/unrecoverable with the covering grammar (default: when available).")
 @constraint_options
-@_device_option
-@_threads_option
+@device_option
+@threads_option
 def evaluate(model: str, data: str, split: str, report: str | None, beam: int, batch_size: int,
              grammar: bool | None, seq_de: str | None, voc_de: str | None, grammar_constraint: bool, weight: float,
              device: str, threads: int) -> None:
