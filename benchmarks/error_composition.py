@@ -80,7 +80,7 @@ def main() -> None:
         if not (work / "hyps" / split).exists():
             tnforge("decode", "--model", str(work / "s2s"), "--data", str(data), "--split", split, "--top-k", "10",
                     "--out", str(work / "hyps" / split), *common)
-    if not (data / "pairs").exists():
+    if "negatives" not in json.loads((data / "manifest.json").read_text()):
         tnforge("negatives", str(data), "--kinds", "synthetic,random,topk", "--ratio", args.ratio,
                 "--topk-from", str(work / "hyps"))
     runs = {"seq-de": ("seq-de", "synthetic,random"), "voc-rand": ("voc-de", "class,global,unread"),

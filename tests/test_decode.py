@@ -242,22 +242,15 @@ def test_cli_normalize_prints_readings_and_speech(tiny):
     assert bad.exit_code != 0
 
 
-def test_cli_compare_and_sweep_lambda_with_dual_encoders(tiny, tmp_path):
-    """`tnforge compare` and `tnforge sweep-lambda` end to end: negatives for the tiny dataset (trivial pairs
-    included), two tiny dual encoders, every configuration decoded and reported."""
-    import json
+def _dataset_with_positives(data: Path, root: Path) -> Path:
+    """A copy of the tiny dataset with positive pairs (the tiny build has none) in train and dev."""
     import shutil
 
     import pyarrow as pa
-    from click.testing import CliRunner
 
-    from tnforge.cli import cli
     from tnforge.datasets import dataset_path, write_sharded
     from tnforge.hashing import stable_hash64
-    from tnforge.pipelines.negatives import run_negatives
 
-    _loaded, data, run = tiny
-    root = tmp_path / "data"
     shutil.copytree(data, root)
     for split in ("train", "dev"):
         rows = sorted({(cls, b, a) for s in H.TINY_SENTENCES for cls, b, a in s if a not in schemas.TRIVIAL_TARGETS})
@@ -266,6 +259,21 @@ def test_cli_compare_and_sweep_lambda_with_dual_encoders(tiny, tmp_path):
                           "after": [r[2] for r in rows], "count": pa.array([1] * len(rows), pa.int64())},
                          schema=schemas.POSITIVE_PAIRS)
         write_sharded(table, dataset_path(root, "positive_pairs", split), schemas.POSITIVE_PAIRS)
+    return root
+
+
+def test_cli_compare_and_sweep_lambda_with_dual_encoders(tiny, tmp_path):
+    """`tnforge compare` and `tnforge sweep-lambda` end to end: negatives for the tiny dataset (trivial pairs
+    included), two tiny dual encoders, every configuration decoded and reported."""
+    import json
+
+    from click.testing import CliRunner
+
+    from tnforge.cli import cli
+    from tnforge.pipelines.negatives import run_negatives
+
+    _loaded, data, run = tiny
+    root = _dataset_with_positives(data, tmp_path / "data")
     run_negatives(str(root), ["synthetic", "random"], 3, None, False, 0, 1, [])
     runner = CliRunner()
     for kind, out in (("seq-de", "seq"), ("voc-de", "voc")):
@@ -292,3 +300,33 @@ def test_cli_compare_and_sweep_lambda_with_dual_encoders(tiny, tmp_path):
                                 "--out", str(tmp_path / "sweep"), "--device", "cpu", "--threads", "1"])
     assert sweep.exit_code == 0, sweep.output
     assert {"sweep.md", "sweep.json"} <= {p.name for p in (tmp_path / "sweep").iterdir()}
+
+
+def test_cli_loop_runs_rounds_without_touching_the_dataset(tiny, tmp_path):
+    """`tnforge loop`: each round decodes the train split for top-k, regenerates negatives in OUT/data,
+    retrains the filter and evaluates it; the source dataset is left as it was."""
+    import json
+
+    from click.testing import CliRunner
+
+    from tnforge.cli import cli
+
+    _loaded, data, run = tiny
+    root = _dataset_with_positives(data, tmp_path / "data")
+    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    out = tmp_path / "loop"
+    result = CliRunner().invoke(cli, ["loop", "-m", str(run), "-d", str(root), "--rounds", "2", "--epochs", "1",
+                                      "--top-k", "2", "--out", str(out), "--device", "cpu", "--threads", "1"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads((out / "loop.json").read_text())
+    tokens = sum(len(s) for s in H.TINY_SENTENCES)
+    assert [row["round"] for row in rows] == [1, 2]
+    for row in rows:
+        assert 0 <= row["errors"] <= tokens and row["error_rate"] == pytest.approx(row["errors"] / tokens)
+        assert 0 <= row["filter_auc"] <= 1
+        assert (out / f"round-{row['round']}" / "voc-de" / "best.pt").exists()
+        assert (out / f"round-{row['round']}" / "hypotheses.parquet").exists()
+    negatives = json.loads((out / "data" / "manifest.json").read_text())["negatives"]
+    assert negatives["topk_from"].endswith("round-2/hypotheses.parquet")  # the last round's hypotheses
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before  # no pairs, no manifest added
+    assert "| 2 |" in (out / "loop.md").read_text() and "%" in (out / "loop.md").read_text()

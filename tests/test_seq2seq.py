@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -145,6 +146,14 @@ def test_bucketed_batches_stream_every_row_once_and_shuffle_reproducibly(tmp_pat
     assert first == second and first != other and sorted(first) == sorted(plain)
     capped, _ = keys(max_copies=1)
     assert len(capped) == sum(len(s) for s in TINY_SENTENCES)
+    # count_rows (progress totals, epoch sizes) counts what the batches stream
+    from tnforge.trainers.data import count_rows
+
+    assert count_rows(files) == len(plain) and count_rows(files, max_copies=1) == len(capped)
+    single = tmp_path / "one.parquet"
+    pq.write_table(pa.concat_tables([table, examples_table(TINY_SENTENCES, "dev", copies=2)]), single)
+    assert count_rows([single], "dev", max_copies=1) == len(capped)
+    assert count_rows([single]) == 2 * len(plain)
     batch = batches[0]
     assert batch.target_in[:, 0].eq(2).all()  # BOS
     assert (batch.target_out == 3).sum() == len(batch)  # one EOS per row

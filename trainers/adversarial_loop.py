@@ -62,7 +62,7 @@ def loop_markdown(rows: list[dict[str, Any]], title: str = "Adversarial loop") -
             value = row.get(name)
             return "" if value is None else fmt.format(value)
 
-        lines.append(f"| {row['round']} | {cell('errors')} | {cell('error_rate', '{:.4f}')} | {cell('unrecoverable')} "
+        lines.append(f"| {row['round']} | {cell('errors')} | {cell('error_rate', '{:.2%}')} | {cell('unrecoverable')} "
                      f"| {cell('filter_auc', '{:.4f}')} | {cell('decode_s', '{:.0f}')} | {cell('negatives_s', '{:.0f}')} "
                      f"| {cell('train_s', '{:.0f}')} | {cell('evaluate_s', '{:.0f}')} |")
     return "\n".join(lines) + "\n"

@@ -65,6 +65,14 @@ def iter_rows(
                 yield batch.select(list(columns))
 
 
+def count_rows(files: Sequence[Path], split: str | None = None, max_copies: int = 0) -> int:
+    """Rows `iter_rows` would stream: of `split` when the files carry a split column, with copy < max_copies
+    when it is set (max_copies=1: originals only)."""
+    if not max_copies and not split:
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    return sum(b.num_rows for b in iter_rows(files, ["input"], split=split, max_copies=max_copies))
+
+
 def iter_texts(files: Sequence[Path], column: str, split: str | None = None, max_copies: int = 0) -> Iterator[str]:
     """Every value of one string column, streamed."""
     for batch in iter_rows(files, [column], split=split, max_copies=max_copies):

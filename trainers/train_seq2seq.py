@@ -12,14 +12,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 import torch
 from torch import nn
 
 from tnforge.schemas import TRIVIAL_TARGETS
 from tnforge.trainers.checkpoints import BEST, LAST, LoadedModel, load_checkpoint, save_checkpoint
 from tnforge.trainers.config_dicts import known_fields
-from tnforge.trainers.data import bucketed_batches, example_files, iter_rows, iter_texts
+from tnforge.trainers.data import bucketed_batches, count_rows, example_files, iter_texts
 from tnforge.trainers.decoding import decode_batch
 from tnforge.trainers.devices import resolve_device, seed_everything
 from tnforge.trainers.seq2seq_model import ModelConfig, Seq2Seq
@@ -83,13 +82,6 @@ class TrainResult:
     seconds: float
     best: dict[str, Any]
     stopped: str
-
-
-def count_rows(files: list[Path], max_copies: int = 0) -> int:
-    """Rows of the files (those with copy < max_copies when it is set)."""
-    if not max_copies:
-        return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
-    return sum(b.num_rows for b in iter_rows(files, ["key"], max_copies=max_copies))
 
 
 def _log(path: Path, record: dict[str, Any]) -> None:
@@ -220,7 +212,7 @@ def train(config: TrainConfig, resume: bool = False) -> TrainResult:
 
     from tnforge.progress import progress_bar
 
-    rows = count_rows(train_files, config.max_copies)
+    rows = count_rows(train_files, max_copies=config.max_copies)
     per_epoch = max(1, math.ceil(rows / config.batch_size))
     started = time.monotonic()
     budget = config.max_minutes * 60 - elapsed_before if config.max_minutes else math.inf

@@ -236,8 +236,9 @@ def _decode(loaded: Any, files: list[Path], split: str, constraint: Any, beam: i
             label: str) -> tuple[list[dict[str, Any]], float]:
     from tnforge.progress import progress_bar
     from tnforge.trainers.constraint_report import decode_predictions
+    from tnforge.trainers.data import count_rows
 
-    with progress_bar(unit="tok", desc=label, leave=False) as bar:
+    with progress_bar(total=count_rows(files, split, max_copies=1), unit="tok", desc=label, leave=False) as bar:
         try:
             return decode_predictions(loaded, files, split, constraint, beam, batch_size, on_batch=bar.update)
         except ValueError as error:

@@ -26,12 +26,6 @@ def _progress(total: int, label: str) -> Any:
     return progress_bar(total=total, unit="tok", desc=label, leave=False)
 
 
-def _row_count(files: list[Path]) -> int:
-    import pyarrow.parquet as pq
-
-    return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
-
-
 @click.command(context_settings={"show_default": True})
 @config_option
 @model_option
@@ -66,6 +60,7 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
 
     from tnforge import schemas
     from tnforge.datasets import write_shard
+    from tnforge.trainers.data import count_rows
     from tnforge.trainers.decoding import decode_files, hypotheses_table
 
     loaded = load_seq2seq(model, device, threads)
@@ -75,7 +70,7 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
     pending: list[pa.Table] = []
     pending_rows = written_rows = inputs = parts = 0
     started = time.monotonic()
-    bar = _progress(_row_count(files), "decode")
+    bar = _progress(count_rows(files, split, max_copies=0 if copies else 1), "decode")
 
     def flush(final: bool = False) -> None:
         nonlocal pending, pending_rows, parts
@@ -200,6 +195,7 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
       tnforge evaluate --model runs/s2s --data out/sample --split dev --report runs/s2s/eval-dev
       tnforge evaluate --model runs/s2s --data out/sample --split test --no-grammar
     """
+    from tnforge.trainers.data import count_rows
     from tnforge.trainers.decoding import decode_files
     from tnforge.trainers.evaluation import evaluate as score
     from tnforge.trainers.evaluation import predictions_from_rows, to_markdown, write_report
@@ -209,7 +205,7 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     constraint, constraint_note = build_constraint(loaded, seq_de, voc_de, grammar_constraint, weight)
     files = example_files_of(data, split)
     predictions: list[dict[str, Any]] = []
-    bar = _progress(_row_count(files), "evaluate")
+    bar = _progress(count_rows(files, split, max_copies=1), "evaluate")
     try:
         for rows, ranked in decode_files(loaded, files, split=split, beam=beam, top_k=1, batch_size=batch_size,
                                          on_batch=bar.update, originals_only=True, constraint=constraint):
