@@ -253,3 +253,37 @@ def test_a_de_trained_on_trivial_pairs_judges_trivial_readings(trivial_dataset: 
     torch.save(payload, tmp_path / "old.pt")
     old = load_dual_encoder(tmp_path / "old.pt", "cpu")
     assert old.config.features == 1 and not old.judges_trivial
+
+
+@pytest.mark.parametrize("select,best_epoch", [("auc", 2), ("auc-nontrivial", 1)])
+def test_best_epoch_is_chosen_by_the_selected_dev_figure(trivial_dataset: str, tmp_path, monkeypatch,
+                                                         select: str, best_epoch: int) -> None:
+    """The dev figures of each epoch are scripted (all pairs vs non-trivial pairs disagree); training is real."""
+    import json
+
+    import tnforge.trainers.train_dual_encoder as training
+
+    figures = iter([(0.90, 0.50), (0.80, 0.90), (0.95, 0.60), (0.70, 0.70)])
+
+    def scripted(model, rows, device):
+        auc, nontrivial = next(figures)
+        return {"auc": auc, "accuracy": auc, "false_accept": 0.0, "count": 10, "nontrivial": {"count": 5, "auc": nontrivial}}
+
+    monkeypatch.setattr(training, "evaluate_rows", scripted)
+    config = DETrainConfig(data=trivial_dataset, out=str(tmp_path / "run"), kind="sequence", device="cpu", epochs=4,
+                           patience=4, batch_size=32, seed=5, progress=False, threads=1, select=select,
+                           model=DualEncoderConfig(**SMALL))
+    result = training.train_dual_encoder(config)
+    records = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert result.best["epoch"] == best_epoch and result.best["selected_by"] == select
+    assert [r["epoch"] for r in records if r["best"]][-1] == best_epoch
+    assert load_dual_encoder(tmp_path / "run", "cpu").metrics["dev"]["epoch"] == best_epoch
+
+
+def test_unknown_selection_is_a_clear_error() -> None:
+    from tnforge.trainers.train_dual_encoder import selection_score
+
+    with pytest.raises(ValueError, match="auc-nontrivial"):
+        selection_score({"auc": 0.9}, "accuracy")
+    assert selection_score({"auc": 0.9}, "auc-nontrivial") == 0.9  # no trivial pairs: all pairs
+    assert selection_score({"auc": 0.9, "nontrivial": {"auc": 0.7}}, "auc-nontrivial") == 0.7

@@ -44,6 +44,20 @@ SOURCES = {"sequence": ("pairs", "reading"), "vocabulary": ("vocab_pairs", "word
 NEGATIVE_TYPES = {"sequence": ("synthetic", "random", "topk"), "vocabulary": ("class", "global", "topk", "unread")}
 
 
+#: Dev figures that can select the best epoch (`DETrainConfig.select`).
+SELECTIONS = ("auc", "auc-nontrivial")
+
+
+def selection_score(metrics: dict[str, Any], select: str) -> float:
+    """The dev figure `select` names: ROC AUC on all dev pairs, or on the non-trivial ones (all pairs when the
+    dev split has no trivial pairs to leave out)."""
+    if select not in SELECTIONS:
+        raise ValueError(f"select={select!r}: choose from {', '.join(SELECTIONS)}")
+    if select == "auc-nontrivial" and "nontrivial" in metrics:
+        return float(metrics["nontrivial"]["auc"])
+    return float(metrics["auc"])
+
+
 @dataclass
 class DETrainConfig:
     """Every training option of a dual encoder."""
@@ -60,6 +74,7 @@ class DETrainConfig:
     learning_rate: float = 3e-3
     weight_decay: float = 0.0
     patience: int = 4
+    select: str = "auc"  # dev figure that picks best.pt and drives early stopping: "auc" or "auc-nontrivial"
     max_minutes: float = 0.0
     seed: int = 13
     threads: int = 0
@@ -197,6 +212,7 @@ def train_dual_encoder(config: DETrainConfig) -> DETrainResult:
     generator = torch.Generator().manual_seed(config.seed)
     per_epoch = max(1, math.ceil(len(train_rows) / config.batch_size))
     best: dict[str, Any] = {}
+    best_score = math.nan
     bad = step = epoch = 0
     stopped = "epochs"
     started = time.monotonic()
@@ -229,15 +245,15 @@ def train_dual_encoder(config: DETrainConfig) -> DETrainResult:
             step += 1
             bar.update(1)
         metrics = evaluate_rows(model, dev_rows, device) if len(dev_rows) else {"auc": float("nan")}
-        auc = metrics["auc"]
-        improved = not best or (not math.isnan(auc) and auc > best["auc"]) or math.isnan(best["auc"])
+        auc, score = metrics["auc"], selection_score(metrics, config.select)
+        improved = not best or (not math.isnan(score) and (math.isnan(best_score) or score > best_score))
         record = {"event": "dev", "epoch": epoch, "step": step, "loss": loss_sum / len(train_rows),
-                  "auc": auc, "auc_nontrivial": metrics.get("nontrivial", {}).get("auc"), "accuracy": metrics.get("accuracy"), "false_accept": metrics.get("false_accept"),
-                  "best": improved}
+                  "auc": auc, "auc_nontrivial": metrics.get("nontrivial", {}).get("auc"),
+                  "accuracy": metrics.get("accuracy"), "false_accept": metrics.get("false_accept"), "best": improved}
         _log(run / METRICS, record)
         bar.set_postfix(loss=f"{record['loss']:.3f}", auc=f"{auc:.4f}")
         if improved:
-            best = {**metrics, "epoch": epoch, "step": step}
+            best, best_score = {**metrics, "epoch": epoch, "step": step, "selected_by": config.select}, score
             bad = 0
             save_dual_encoder(str(run / BEST), model, config.to_dict(), metrics={"dev": best})
         else:

@@ -51,6 +51,9 @@ def _train_options(kind: str) -> Callable[[Any], Any]:
             click.option("--batch-size", default=256, type=click.IntRange(1), help="Pairs per batch."),
             click.option("--learning-rate", "--lr", default=3e-3, type=click.FloatRange(0, min_open=True)),
             click.option("--patience", default=4, type=click.IntRange(1), help="Epochs without dev AUC gain before stopping."),
+            click.option("--select", type=click.Choice(["auc", "auc-nontrivial"]), default="auc",
+                         help="Dev figure that picks best.pt and drives early stopping: ROC AUC on all dev pairs, or "
+                              "on the non-trivial ones (no <self>/sil reading or input)."),
             click.option("--max-minutes", default=0.0, type=click.FloatRange(0), help="Wall-clock budget (0: none)."),
             click.option("--seed", default=13, type=int, help="Seed of weights and data order."),
             click.option("--threads", default=0, type=click.IntRange(0), help="CPU threads for torch (0: default)."),
@@ -97,7 +100,7 @@ def run_training(kind: str, options: dict[str, Any]) -> Any:
     config = DETrainConfig(data=options["data"], out=options["out"], kind=kind,
                            negatives=_negative_types(kind, options["negatives"]), ratio=parse_ratio(options["ratio"]),
                            trivial=options["trivial"], device=options["device"], epochs=options["epochs"], batch_size=options["batch_size"],
-                           learning_rate=options["learning_rate"], patience=options["patience"],
+                           learning_rate=options["learning_rate"], patience=options["patience"], select=options["select"],
                            max_minutes=options["max_minutes"], seed=options["seed"], threads=options["threads"],
                            progress=options["progress"], model=model)
     try:
