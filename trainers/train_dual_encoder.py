@@ -81,6 +81,10 @@ class DETrainConfig:
     progress: bool = True
     model: DualEncoderConfig = field(default_factory=DualEncoderConfig)
 
+    def __post_init__(self) -> None:
+        if self.select not in SELECTIONS:
+            raise ValueError(f"select={self.select!r}: choose from {', '.join(SELECTIONS)}")
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["negatives"] = list(self.negatives)

@@ -17,6 +17,13 @@ threads_option = click.option("--threads", default=0, type=click.IntRange(0),
                               help="CPU threads for torch (0: torch's default; 1 is fastest on a busy machine).")
 
 
+
+def token_progress(total: int, label: str) -> Any:
+    """The progress bar of a decoding command: `total` tokens, cleared when done."""
+    from tnforge.progress import progress_bar
+
+    return progress_bar(total=total, unit="tok", desc=label, leave=False)
+
 class PassThroughCommand(click.Command):
     """A command whose arguments after `--` go to Beam untouched (kept in ctx.meta['pipeline_args'])."""
 

@@ -21,6 +21,7 @@ from tnforge.cli.common import (
     model_option,
     parse_ratio,
     threads_option,
+    token_progress,
 )
 from tnforge.config import config_option
 
@@ -235,13 +236,18 @@ def _judge() -> tuple[Any, str]:
     return grammar_judges(None)
 
 
-def _decode(loaded: Any, files: list[Path], split: str, constraint: Any, beam: int, batch_size: int,
-            label: str) -> tuple[list[dict[str, Any]], float]:
-    from tnforge.progress import progress_bar
-    from tnforge.trainers.constraint_report import decode_predictions
+def _originals(files: list[Path], split: str) -> int:
+    """Tokens `_decode` decodes: the originals of the split (counted once per command, not per decode)."""
     from tnforge.trainers.data import count_rows
 
-    with progress_bar(total=count_rows(files, split, max_copies=1), unit="tok", desc=label, leave=False) as bar:
+    return count_rows(files, split, max_copies=1)
+
+
+def _decode(loaded: Any, files: list[Path], split: str, constraint: Any, beam: int, batch_size: int,
+            label: str, total: int) -> tuple[list[dict[str, Any]], float]:
+    from tnforge.trainers.constraint_report import decode_predictions
+
+    with token_progress(total, label) as bar:
         try:
             return decode_predictions(loaded, files, split, constraint, beam, batch_size, on_batch=bar.update)
         except ValueError as error:
@@ -333,11 +339,12 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple
         except ImportError:
             covered = frozenset()
     runs, seconds = {}, {}
+    total = _originals(files, split)
     grammar_inputs: dict[str, int] = {}
     for name, constraint in configurations.items():
         grammar = pieces.get("grammar")
         before = (grammar.constrained, grammar.unconstrained) if grammar is not None else (0, 0)
-        runs[name], seconds[name] = _decode(loaded, files, split, constraint, beam, batch_size, name)
+        runs[name], seconds[name] = _decode(loaded, files, split, constraint, beam, batch_size, name, total)
         click.echo(f"{name}: decoded {len(runs[name]):,} tokens in {seconds[name]:.1f} s", err=True)
         if name == "+grammar" and grammar is not None:
             grammar_inputs = {"constrained": grammar.constrained - before[0],
@@ -395,11 +402,11 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
     _set_threads(threads)
     loaded = load_seq2seq(model, device)
     files = example_files_of(data, split)
-    results = {}
+    results, total = {}, _originals(files, split)
     for weight in weights:
         constraint, note = build_constraint(loaded, seq_de, voc_de, False, weight)
         results[weight], seconds = _decode(loaded, files, split, constraint if weight else None, beam, batch_size,
-                                           f"λ={weight:g}")
+                                           f"λ={weight:g}", total)
         click.echo(f"λ={weight:g} ({note}): {len(results[weight]):,} tokens in {seconds:.1f} s", err=True)
     judge, note = _judge()
     rows = sweep_rows(results, judge)
@@ -476,6 +483,7 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
     work = Path(out)
     dataset = _loop_dataset(Path(data), work)
     train_files, eval_files = example_files_of(str(dataset), "train"), example_files_of(str(dataset), split)
+    eval_total = _originals(eval_files, split)
     regenerate_ratio = parse_ratio(ratio)
     judge, note = _judge()
     seed = int(json.loads((dataset / "manifest.json").read_text()).get("config", {}).get("seed", 0) or 0) \
@@ -506,7 +514,7 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
     def evaluate_round(round_index: int, run: Path) -> dict[str, Any]:
         scorer = _scorer(str(run), loaded.device, "vocabulary")
         predictions, _ = _decode(loaded, eval_files, split, VocabularyFilterConstraint(scorer, weight), beam,
-                                 batch_size, f"round {round_index}")
+                                 batch_size, f"round {round_index}", eval_total)
         result = evaluate(predictions, batch_judge=judge)
         return {"errors": len(result["errors"]), "error_rate": 1 - result["tokens"]["accuracy"],
                 "unrecoverable": result.get("unrecoverable"), "filter_auc": scorer.metrics.get("dev", {}).get("auc")}

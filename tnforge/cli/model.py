@@ -15,15 +15,10 @@ from tnforge.cli.common import (
     load_seq2seq,
     model_option,
     threads_option,
+    token_progress,
 )
 from tnforge.cli.dual_encoders import build_constraint, constraint_options
 from tnforge.config import config_option
-
-
-def _progress(total: int, label: str) -> Any:
-    from tnforge.progress import progress_bar
-
-    return progress_bar(total=total, unit="tok", desc=label, leave=False)
 
 
 @click.command(context_settings={"show_default": True})
@@ -70,7 +65,7 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
     pending: list[pa.Table] = []
     pending_rows = written_rows = inputs = parts = 0
     started = time.monotonic()
-    bar = _progress(count_rows(files, split, max_copies=0 if copies else 1), "decode")
+    bar = token_progress(count_rows(files, split, max_copies=0 if copies else 1), "decode")
 
     def flush(final: bool = False) -> None:
         nonlocal pending, pending_rows, parts
@@ -205,7 +200,7 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     constraint, constraint_note = build_constraint(loaded, seq_de, voc_de, grammar_constraint, weight)
     files = example_files_of(data, split)
     predictions: list[dict[str, Any]] = []
-    bar = _progress(count_rows(files, split, max_copies=1), "evaluate")
+    bar = token_progress(count_rows(files, split, max_copies=1), "evaluate")
     try:
         for rows, ranked in decode_files(loaded, files, split=split, beam=beam, top_k=1, batch_size=batch_size,
                                          on_batch=bar.update, originals_only=True, constraint=constraint):
