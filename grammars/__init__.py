@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from tnforge.schemas.classes import COVERED
+
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
 
 #: Classes whose grammar really covers the corpus's readings (hard constraints may be used for them).
-COVERED_CLASSES: frozenset[str] = frozenset({
-    "PLAIN", "PUNCT", "DATE", "LETTERS", "CARDINAL", "VERBATIM", "MEASURE", "ORDINAL", "DECIMAL", "DIGIT",
-    "MONEY", "FRACTION", "TIME", "TELEPHONE", "ADDRESS",
-})
+COVERED_CLASSES: frozenset[str] = COVERED
 
 
 def get_grammar() -> Grammar:

@@ -11,26 +11,10 @@ from functools import cached_property
 
 from tnforge.grammars.lattice import Lattice, TokenReadings
 from tnforge.grammars.tables import Tables, load_tables
+from tnforge.schemas.classes import GRAMMAR_MODULES
 
 #: Semiotic class → module (under tnforge.grammars) whose `lattice(grammar, token)` gives its readings.
-CLASS_MODULES: dict[str, str] = {
-    "PLAIN": "plain",
-    "PUNCT": "punct",
-    "DATE": "date",
-    "LETTERS": "letters",
-    "CARDINAL": "cardinal",
-    "VERBATIM": "verbatim",
-    "MEASURE": "measure",
-    "ORDINAL": "ordinal",
-    "DECIMAL": "decimal",
-    "ELECTRONIC": "electronic",
-    "DIGIT": "digit",
-    "MONEY": "money",
-    "FRACTION": "fraction",
-    "TIME": "time",
-    "TELEPHONE": "telephone",
-    "ADDRESS": "address",
-}
+CLASS_MODULES: dict[str, str] = GRAMMAR_MODULES
 
 
 #: Readings licensed for every token of a class (the pass-through classes' trivial targets).

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-#: The 16 semiotic classes of the Sproat & Jaitly corpus, in the order the papers list them.
-SEMIOTIC_CLASSES: tuple[str, ...] = (
-    "PLAIN", "PUNCT", "DATE", "LETTERS", "CARDINAL", "VERBATIM", "MEASURE", "ORDINAL",
-    "DECIMAL", "ELECTRONIC", "DIGIT", "MONEY", "FRACTION", "TIME", "TELEPHONE", "ADDRESS",
-)
+from tnforge.schemas.classes import NAMES
+
+#: The 16 semiotic classes of the Sproat & Jaitly corpus, in the order the papers list them (the registry
+#: with each class's grammar module is `tnforge.schemas.classes`).
+SEMIOTIC_CLASSES: tuple[str, ...] = NAMES
 #: Targets meaning "read as written" and "punctuation: silence".
 SELF = "<self>"
 SIL = "sil"

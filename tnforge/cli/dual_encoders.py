@@ -25,10 +25,6 @@ from tnforge.cli.common import (
 )
 from tnforge.config import config_option
 
-#: Readings per token taken from the covering grammar to build a constrained decoder's trie.
-GRAMMAR_LIMIT = 5000
-
-
 # --- training ---------------------------------------------------------------------------------------------
 
 def _train_options(kind: str) -> Callable[[Any], Any]:
@@ -168,20 +164,14 @@ def constraint_options(function: Any) -> Any:
     return function
 
 
-def grammar_reading_words(limit: int = GRAMMAR_LIMIT) -> tuple[Callable[[str, str | None], Any], frozenset[str]]:
+def grammar_reading_words() -> tuple[Callable[[str, str | None], Any], frozenset[str]]:
     """The covering grammar as a `(before, cls) → word tuples` callable, and the classes it covers."""
+    from tnforge.grammars import adapter
+
     try:
-        import tnforge.grammars as grammars
-    except ImportError as error:  # pragma: no cover - the grammar ships with tnforge
-        raise click.ClickException(f"--grammar-constraint: the covering grammar is not available ({error})") from error
-
-    def reading_words(before: str, cls: str | None) -> Any:
-        try:
-            return grammars.reading_words(before, cls, limit)
-        except Exception:  # noqa: BLE001 - a token the grammar cannot parse stays unconstrained
-            return frozenset()
-
-    return reading_words, grammars.covered_classes()
+        return adapter.reading_words()
+    except adapter.GrammarUnavailable as error:
+        raise click.ClickException(f"--grammar-constraint: {error}") from error
 
 
 def _scorer(path: str, device: Any, kind: str) -> Any:

@@ -9,9 +9,7 @@ from pathlib import Path
 import click
 
 from tnforge.config import config_option
-
-_CLASSES = ("PLAIN", "PUNCT", "DATE", "LETTERS", "CARDINAL", "VERBATIM", "MEASURE", "ORDINAL", "DECIMAL",
-            "ELECTRONIC", "DIGIT", "MONEY", "FRACTION", "TIME", "TELEPHONE", "ADDRESS")
+from tnforge.schemas.classes import NAMES as _CLASSES
 
 
 def _read_pairs(source: str) -> list[tuple[str, str, str, int]]:

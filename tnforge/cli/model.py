@@ -128,39 +128,13 @@ def normalize(model: str, text: tuple[str, ...], beam: int, device: str, threads
 
 
 def grammar_judges(wanted: bool | None) -> tuple[Callable | None, str]:
-    """A batch judge backed by the covering grammar (tnforge.grammars + pynini) and a note on it.
+    """The covering grammar's tolerant batch judge and a note on it (a click error when required but missing)."""
+    from tnforge.grammars import adapter
 
-    wanted None: use it when importable; True: required; False: off.
-    """
-    if wanted is False:
-        return None, "covering grammar off (--no-grammar)"
     try:
-        import pynini  # noqa: F401
-
-        import tnforge.grammars as grammars
-
-        batch = getattr(grammars, "licenses_batch", None)
-        single = grammars.licenses
-    except (ImportError, AttributeError) as error:
-        if wanted:
-            raise click.ClickException(f"--grammar: the covering grammar is not available ({error})") from error
-        return None, f"covering grammar unavailable ({error}); errors not judged"
-
-    def judge_one(before: str, reading: str, cls: str | None) -> bool | None:
-        try:
-            return bool(single(before, reading, cls))
-        except Exception:  # noqa: BLE001 - a grammar failure on one token leaves it unjudged
-            return None
-
-    def judge(items: list[tuple[str, str, str | None]]) -> list[bool | None]:
-        if batch is not None:
-            try:
-                return [bool(v) for v in batch(items)]
-            except Exception:  # noqa: BLE001 - fall back to one by one
-                pass
-        return [judge_one(*item) for item in items]
-
-    return judge, "errors judged by the covering grammar"
+        return adapter.judge(wanted)
+    except adapter.GrammarUnavailable as error:
+        raise click.ClickException(f"--grammar: {error}") from error
 
 
 @click.command(context_settings={"show_default": True})

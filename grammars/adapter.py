@@ -1,0 +1,125 @@
+"""The one way other parts of tnforge use the covering grammar: as plain callables, never as pynini objects.
+
+* `resolve(wanted)`: whether to use the grammar (None: when it can be loaded; True: required; False: off).
+* `licenser()`: a strict batch judge `[(before, reading, cls)] → [bool]` (the negatives pipeline).
+* `judge(wanted)`: a tolerant batch judge `→ [bool | None]` (None: a token the grammar failed on) and a
+  note for reports (evaluation, comparisons, benchmarks).
+* `reading_words(limit)`: `(before, cls) → word tuples` of every licensed reading, and the covered classes
+  (the constrained decoder's hard mask).
+
+Importing this module imports no pynini; the grammar loads on first use (in Beam: in a DoFn's setup).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Collection, Sequence
+
+from tnforge.schemas.classes import COVERED
+
+Item = tuple[str, str, str | None]
+BatchJudge = Callable[[Sequence[Item]], list[bool | None]]
+ReadingWords = Callable[[str, str | None], Collection[tuple[str, ...]]]
+#: Readings per token taken from the grammar to build a constrained decoder's trie.
+READING_LIMIT = 5000
+
+
+class GrammarUnavailable(RuntimeError):
+    """The covering grammar was asked for but cannot be loaded (pynini missing or the grammar broken)."""
+
+
+def _grammars():  # the package's lazy public functions (tests may swap the module in sys.modules)
+    return importlib.import_module("tnforge.grammars")
+
+
+def unavailable_reason() -> str | None:
+    """Why the grammar cannot be used here (None: it can)."""
+    if importlib.util.find_spec("pynini") is None:
+        return "pynini is not installed (pip install 'tnforge[grammars]')"
+    try:
+        grammars = _grammars()
+    except Exception as error:  # noqa: BLE001 - a broken optional grammar means "not available"
+        return f"tnforge.grammars cannot be imported ({error})"
+    if not callable(getattr(grammars, "licenses", None)):
+        return "tnforge.grammars offers no licenses()"
+    return None
+
+
+def available() -> bool:
+    """Whether the covering grammar can be used here."""
+    return unavailable_reason() is None
+
+
+def resolve(wanted: bool | None) -> bool:
+    """Whether to use the grammar: None → when available; True → required (GrammarUnavailable if not)."""
+    if wanted is False:
+        return False
+    reason = unavailable_reason()
+    if reason is not None and wanted:
+        raise GrammarUnavailable(f"the covering grammar was requested but is not available: {reason}")
+    return reason is None
+
+
+def licenser() -> Callable[[Sequence[Item]], list[bool]]:
+    """A strict judge: for each (before, reading, cls), does the grammar license the reading?"""
+    resolve(True)
+    grammars = _grammars()
+    batch = getattr(grammars, "licenses_batch", None)
+
+    def judge_all(items: Sequence[Item]) -> list[bool]:
+        if not items:
+            return []
+        if callable(batch):
+            verdicts = [bool(v) for v in batch(list(items))]
+        else:
+            verdicts = [bool(grammars.licenses(b, r, c)) for b, r, c in items]
+        if len(verdicts) != len(items):
+            raise RuntimeError(f"the grammar judged {len(verdicts)} of {len(items)} readings")
+        return verdicts
+
+    return judge_all
+
+
+def judge(wanted: bool | None = None) -> tuple[BatchJudge | None, str]:
+    """A tolerant batch judge for reports, and a note on it (None and the reason when the grammar is off)."""
+    if wanted is False:
+        return None, "covering grammar off (--no-grammar)"
+    reason = unavailable_reason()
+    if reason is not None:
+        if wanted:
+            raise GrammarUnavailable(f"the covering grammar is not available ({reason})")
+        return None, f"covering grammar unavailable ({reason}); errors not judged"
+    grammars = _grammars()
+    batch = getattr(grammars, "licenses_batch", None)
+
+    def one(before: str, reading: str, cls: str | None) -> bool | None:
+        try:
+            return bool(grammars.licenses(before, reading, cls))
+        except Exception:  # noqa: BLE001 - a grammar failure on one token leaves it unjudged
+            return None
+
+    def judge_all(items: Sequence[Item]) -> list[bool | None]:
+        if callable(batch):
+            try:
+                return [bool(v) for v in batch(list(items))]
+            except Exception:  # noqa: BLE001 - fall back to one by one
+                pass
+        return [one(*item) for item in items]
+
+    return judge_all, "errors judged by the covering grammar"
+
+
+def reading_words(limit: int = READING_LIMIT) -> tuple[ReadingWords, frozenset[str]]:
+    """The grammar as `(before, cls) → licensed readings as word tuples` (a token it cannot parse gets none,
+    so it stays unconstrained), and the classes it covers."""
+    resolve(True)
+    grammars = _grammars()
+
+    def words(before: str, cls: str | None) -> Collection[tuple[str, ...]]:
+        try:
+            return grammars.reading_words(before, cls, limit)
+        except Exception:  # noqa: BLE001 - a token the grammar cannot parse stays unconstrained
+            return frozenset()
+
+    return words, COVERED
