@@ -23,8 +23,10 @@ from tnforge.filesystems import open_arrow_file, write_atomically
 from tnforge.generators.sampling import SamplingPlan, TrainStats, sample_hashes, upsample_group
 from tnforge.hashing import key64, stable_hash64
 from tnforge.pipelines.build_config import BuildConfig
-from tnforge.readers import FileReport, TokenBlock, read_corpus_file, source_name, source_stem
+from tnforge.readers import read_corpus_file
+from tnforge.sources import source_name, source_stem
 from tnforge.splits import EXCLUDED
+from tnforge.token_blocks import FileReport, TokenBlock
 
 SPLIT_NAMES = ("train", "dev", "test", EXCLUDED)
 SPLIT_CODES = {name: code for code, name in enumerate(SPLIT_NAMES)}

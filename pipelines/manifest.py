@@ -9,7 +9,7 @@ import os
 from tnforge import __version__, schemas
 from tnforge.filesystems import open_binary, write_atomically
 from tnforge.pipelines.build_config import BuildConfig
-from tnforge.readers import source_name
+from tnforge.sources import source_name
 from tnforge.splits import STANDARD_TEST_LINES
 
 FILE_LEVEL_REASONS = frozenset({"empty_file"})

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tnforge.hashing import TWO_64, mix64
-from tnforge.readers import standard_shard_index
+from tnforge.sources import standard_shard_index
 
 EXCLUDED = "excluded"
 #: The standard test set: the first 100,002 lines of shard 99.

@@ -1,0 +1,104 @@
+"""The dependency rules and size limits of docs/architecture.md, checked on the source tree."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Folder → the tnforge sub-package it installs as.
+WINGS = {"tnforge": "tnforge", "pipelines": "tnforge.pipelines", "generators": "tnforge.generators",
+         "trainers": "tnforge.trainers", "schemas": "tnforge.schemas", "grammars": "tnforge.grammars",
+         "validation": "tnforge.validation"}
+#: Folder → imports it must never make (a name and everything below it).
+FORBIDDEN = {
+    "pipelines": ("torch", "tnforge.trainers", "tnforge.cli"),
+    "generators": ("torch", "apache_beam", "tnforge.trainers", "tnforge.pipelines", "tnforge.cli"),
+    "trainers": ("apache_beam", "pynini", "tnforge.grammars", "tnforge.pipelines", "tnforge.generators",
+                 "tnforge.validation", "tnforge.cli"),
+    "grammars": ("torch", "apache_beam", "tnforge.trainers", "tnforge.pipelines", "tnforge.generators",
+                 "tnforge.validation", "tnforge.cli"),
+    "validation": ("torch", "pynini", "tnforge.trainers", "tnforge.cli"),
+    "benchmarks": ("tnforge.cli",),
+}
+#: Folder → the only tnforge packages it may import (besides itself).
+ONLY = {"schemas": ("tnforge.schemas",), "grammars": ("tnforge.grammars", "tnforge.schemas")}
+#: Core modules (tnforge/*.py, not the CLI) sit below every wing.
+WING_PACKAGES = ("tnforge.pipelines", "tnforge.generators", "tnforge.trainers", "tnforge.grammars",
+                 "tnforge.validation", "tnforge.cli")
+MAX_MODULE_LINES = 500
+MAX_CLI_LINES = 1000
+
+
+def python_files(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+def imports(path: Path) -> set[str]:
+    """Every module a file imports (absolute names; `from . import x` resolved against its package)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    relative = path.relative_to(ROOT).with_suffix("").parts
+    package = [WINGS.get(relative[0], relative[0]), *relative[1:-1]]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package[: len(package) - node.level + 1], *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+@pytest.mark.parametrize("folder", sorted(FORBIDDEN))
+def test_wings_keep_their_dependency_rules(folder):
+    broken = [f"{path.relative_to(ROOT)} imports {name}" for path in python_files(folder)
+              for name in sorted(imports(path)) if any(under(name, bad) for bad in FORBIDDEN[folder])]
+    assert not broken, "\n".join(broken)
+
+
+@pytest.mark.parametrize("folder", sorted(ONLY))
+def test_contract_wings_import_only_what_they_may(folder):
+    broken = [f"{path.relative_to(ROOT)} imports {name}" for path in python_files(folder)
+              for name in sorted(imports(path))
+              if under(name, "tnforge") and name != "tnforge" and not any(under(name, ok) for ok in ONLY[folder])]
+    assert not broken, "\n".join(broken)
+
+
+def test_core_sits_below_every_wing():
+    core = [p for p in python_files("tnforge")
+            if "cli" not in p.relative_to(ROOT).parts and p.name != "__main__.py"]  # __main__ starts the CLI
+    broken = [f"{path.relative_to(ROOT)} imports {name}" for path in core for name in sorted(imports(path))
+              if any(under(name, wing) for wing in WING_PACKAGES)]
+    assert not broken, "\n".join(broken)
+
+
+def test_cli_command_modules_do_not_import_each_other():
+    shared = {"tnforge.cli.common", "tnforge.cli.lazy", "tnforge.cli.options"}
+
+    def allowed(name: str) -> bool:  # a shared module, or a name imported from one
+        return name == "tnforge.cli" or name in shared or name.rpartition(".")[0] in shared
+
+    broken = [f"{path.relative_to(ROOT)} imports {name}" for path in python_files("tnforge/cli")
+              for name in sorted(imports(path)) if under(name, "tnforge.cli") and not allowed(name)]
+    assert not broken, "\n".join(broken)
+
+
+def test_no_module_is_over_the_size_limit():
+    folders = [*WINGS, "benchmarks"]
+    big = [f"{path.relative_to(ROOT)}: {n} lines" for folder in folders if (ROOT / folder).is_dir()
+           for path in python_files(folder) if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
+    assert not big, "\n".join(big)
+
+
+def test_the_cli_stays_a_thin_shell():
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in python_files("tnforge/cli"))
+    assert lines <= MAX_CLI_LINES, f"tnforge/cli/ has {lines} lines (limit {MAX_CLI_LINES})"
