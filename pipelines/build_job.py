@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from tnforge.datasets import DATASET_DIRS
 from tnforge.filesystems import expand, is_remote
-from tnforge.manifest import write_manifest
+from tnforge.manifest import MANIFEST, write_manifest
 from tnforge.pipelines.build_config import BuildConfig, auto_shards
 from tnforge.pipelines.manifest import make_manifest
 from tnforge.progress import log
@@ -48,7 +48,7 @@ def prepare_output(out: str, overwrite: bool) -> None:
     if os.path.isdir(out) and os.listdir(out):
         if not overwrite:
             raise BuildError(f"--out {out}: directory is not empty (use --overwrite to replace its contents)")
-        for name in ["manifest.json", "validation", *{d.split("/")[0] for d in DATASET_DIRS.values()}]:
+        for name in [MANIFEST, "validation", *{d.split("/")[0] for d in DATASET_DIRS.values()}]:
             path = os.path.join(out, name)
             if os.path.isdir(path):
                 shutil.rmtree(path)

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from tnforge import schemas
 from tnforge.hashing import mix64
+from tnforge.manifest import MANIFEST  # noqa: F401 - where callers have found it
 
 #: Sub-directory of each dataset under DIR; split sub-directories go below it (except rejects).
 DATASET_DIRS: dict[str, str] = {
@@ -44,7 +45,6 @@ SORT_KEYS: dict[str, list[str]] = {
     "rejects": ["source", "line"],
     "hypotheses": ["key", "rank"],
 }
-MANIFEST = "manifest.json"
 _SHARD_SALT = 0x5EED5EED5EED5EED
 
 
