@@ -1,14 +1,13 @@
-"""Rows → Arrow tables of the PAIRS and VOCAB_PAIRS schemas, with keys, grammar verdicts and shards."""
+"""Rows → Arrow tables of the PAIRS and VOCAB_PAIRS schemas, with keys and grammar verdicts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
 
 from tnforge import schemas
-from tnforge.datasets import shard_of
 from tnforge.generators.input_negatives import PairRow
 from tnforge.generators.pair_keys import compose, group_hash, string_hashes, type_hash
 
@@ -56,19 +55,3 @@ def pairs_table(rows: Sequence[PairRow], generator_version: str, judge: Judge | 
         },
         schema=schemas.PAIRS,
     )
-
-
-def by_shard(table: pa.Table, shards: int) -> Iterator[tuple[tuple[str, int], pa.Table]]:
-    """((split, shard), rows) for every non-empty (split, shard) of a table, by the shard of each row's key."""
-    if not table.num_rows:
-        return
-    shard = shard_of(table.column("key").to_numpy(), shards)
-    splits = table.column("split").to_numpy(zero_copy_only=False)
-    names = sorted(set(splits.tolist()))
-    code = np.searchsorted(np.array(names, dtype=object), splits) * shards + shard
-    order = np.argsort(code, kind="stable")
-    sorted_codes = code[order]
-    bounds = np.flatnonzero(np.diff(sorted_codes)) + 1
-    for chunk in np.split(order, bounds):
-        first = int(code[chunk[0]])
-        yield (names[first // shards], first % shards), table.take(pa.array(chunk))

@@ -2,30 +2,27 @@
 
 Graph (elements are files, Arrow tables and small count objects — never one dict per token):
 
-  files ─ Reshuffle ─ parse_file ─┬─ rejects ──────────────────────────────┐
-          (Arrow cache per file)  ├─ stats ── merge ── plan ─┐ (side input)   │
-                                  └─ (path, cache) ── build_file ─┬─ tables ──┴─ GroupByKey(dataset, split,
-                                                                  │              shard) ── write_shard
-                                                                  └─ counts, pairs ── GroupByKey(shard) ── write
-  state (stats, plan, counts, written files) ── one JSON the driver turns into manifest.json
+  files ─ Reshuffle ─ parse_file ─┬─ rejects ───────────────────────────────────────┐
+          (Arrow cache per file)  ├─ stats ── merge ── plan ─┐ (side input)            │
+                                  └─ (path, cache) ── build_file ─┬─ tables ─────────┼─ WriteDataset
+                                                                  ├─ pairs ── CountPairs ┘
+                                                                  └─ counts ── merge
+  state (stats, plan, counts, shard reports) ── one JSON the driver turns into manifest.json
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from collections.abc import Iterable
 
 import apache_beam as beam
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from tnforge import schemas
-from tnforge.datasets import dataset_path, shard_name, shard_of, write_shard
-from tnforge.filesystems import is_remote, open_arrow_file, open_binary, write_atomically
+from tnforge.datasets import by_split, split_shards
+from tnforge.filesystems import join, open_binary, remove, write_atomically
 from tnforge.generators.sampling import SamplingPlan, TrainStats, make_plan
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.pipelines.build_steps import (
@@ -38,6 +35,7 @@ from tnforge.pipelines.build_steps import (
     parse_file,
 )
 from tnforge.pipelines.runner import is_dry_run, make_pipeline, pipeline_options
+from tnforge.pipelines.writer import WriteDataset
 from tnforge.progress import log
 
 STATE_FILE = ".tnforge-build-state.json"
@@ -123,107 +121,87 @@ class _ParseFn(beam.DoFn):
             else:
                 rejects.append(piece)
         if rejects:
-            key = ("rejects", "", 0)
-            yield beam.pvalue.TaggedOutput("rejects", (key, save_piece(self._config.out, key, index, rejects)))
+            yield beam.pvalue.TaggedOutput("rejects", (("rejects", ""), pa.concat_tables(rejects)))
 
 
 def cache_path(out: str, index: int) -> str:
     """Where pass 1 keeps the parsed tokens of input file `index`."""
-    return os.path.join(out, CACHE_DIR, f"{index:06d}.arrow")
+    return join(out, CACHE_DIR, f"{index:06d}.arrow")
 
 
 class _BuildFn(beam.DoFn):
-    def __init__(self, config: BuildConfig, total: int, shards: int) -> None:
+    def __init__(self, config: BuildConfig, total: int) -> None:
         self._config = config
         self._total = total
-        self._shards = shards
 
     def process(self, item: tuple[str, str, int], plan: SamplingPlan):
-        path, cache, index = item
+        path, cache, _index = item
         start = time.monotonic()
         rows = 0
-        pieces: dict[tuple[str, str, int], list[pa.Table]] = {}
-        for piece in build_file(path, cache, self._config, plan, self._shards):
+        pieces: dict[tuple[str, str], list[pa.Table]] = {}
+        for piece in build_file(path, cache, self._config, plan):
             if isinstance(piece, FileOutput):
                 pairs, piece.pairs = piece.pairs, None
                 yield beam.pvalue.TaggedOutput("counts", piece)
                 if pairs is not None and pairs.num_rows:
-                    yield from _pair_pieces(pairs, self._shards)
+                    yield beam.pvalue.TaggedOutput("pairs", pairs)
             else:
                 rows += piece[1].num_rows if piece[0][0] == "examples" else 0
                 pieces.setdefault(piece[0], []).append(piece[1])
         for key in sorted(pieces):
-            yield key, save_piece(self._config.out, key, index, pieces.pop(key))
+            yield key, pa.concat_tables(pieces.pop(key))
         log(f"pass 2/2 (examples)           · {os.path.basename(path)} · {rows:,} examples · "
             f"{time.monotonic() - start:.1f}s")
 
 
-def save_piece(out: str, key: tuple[str, str, int], index: int, tables: list[pa.Table]) -> str:
-    """Write one input file's rows for one (dataset, split, shard) to a temporary Arrow file; return its path."""
-    dataset, split, shard = key
-    path = os.path.join(out, CACHE_DIR, "pieces", f"{dataset}-{split or 'all'}-{shard:05d}-{index:06d}.arrow")
-    table = pa.concat_tables(tables)
-    with write_atomically(path) as handle, pa.ipc.new_file(handle, table.schema) as writer:
-        writer.write_table(table)
-    return path
+class _SumPairs(beam.CombineFn):
+    """Counted (split, class, before, after, key, count) tables → one table, each pair once with its total."""
 
+    def create_accumulator(self) -> list[pa.Table]:
+        return []
 
-def _pair_pieces(pairs: pa.Table, shards: int):
-    """Counted pairs of one file, keyed by (split, shard) of their stable key."""
-    keys = pair_keys(pairs)
-    pairs = pairs.append_column("key", pa.array(keys, pa.uint64()))
-    index = shard_of(keys, shards)
-    for shard in np.unique(index):
-        part = pairs.filter(pa.array(index == shard))
-        for split in sorted(set(part.column("split").to_pylist())):
-            chunk = part.filter(pc.equal(part.column("split"), split))
-            yield beam.pvalue.TaggedOutput("pairs", ((split, int(shard)), chunk))
+    def add_input(self, acc: list[pa.Table], table: pa.Table) -> list[pa.Table]:
+        acc.append(table)
+        return acc
 
+    def merge_accumulators(self, accumulators: Iterable[list[pa.Table]]) -> list[pa.Table]:
+        return [table for acc in accumulators for table in acc]
 
-def _read_piece(path: str) -> pa.Table:
-    return open_arrow_file(path).read_all()
+    def compact(self, acc: list[pa.Table]) -> list[pa.Table]:
+        return [self.extract_output(acc)] if len(acc) > 1 else acc
 
-
-def _table_path(out: str, dataset: str, split: str, shard: int, shards: int) -> str:
-    folder = dataset_path(out, dataset, split or None)
-    return os.path.join(str(folder), shard_name(shard, shards))
-
-
-class _WriteTables(beam.DoFn):
-    def __init__(self, out: str, shards: int) -> None:
-        self._out = out
-        self._shards = shards
-
-    def process(self, element: tuple[tuple[str, str, int], Iterable[str]]):
-        (dataset, split, shard), pieces = element
-        pieces = sorted(pieces)
-        table = pa.concat_tables([_read_piece(piece) for piece in pieces])
-        count = 1 if dataset == "rejects" else self._shards
-        path = _table_path(self._out, dataset, split, shard, count)
-        write_shard(table, path, schemas.SCHEMAS[dataset])
-        for piece in pieces:
-            _remove(piece)
-        yield (dataset, split, shard, table.num_rows)
-
-
-class _WritePairs(beam.DoFn):
-    def __init__(self, out: str, shards: int) -> None:
-        self._out = out
-        self._shards = shards
-
-    def process(self, element: tuple[tuple[str, int], Iterable[pa.Table]]):
-        (split, shard), tables = element
-        merged = pa.concat_tables(list(tables))
+    def extract_output(self, acc: list[pa.Table]) -> pa.Table:
+        merged = pa.concat_tables(acc)
         keys = merged.select(["class", "before", "after", "key"]).group_by(
             ["class", "before", "after"], use_threads=False).aggregate([("key", "min")])
         keys = keys.rename_columns(["class", "before", "after", "key"])
         totals = count_pairs(merged.select(["split", "class", "before", "after", "count"]))
-        table = totals.join(keys, ["class", "before", "after"], use_threads=False)
-        write_shard(table, _table_path(self._out, "positive_pairs", split, shard, self._shards), schemas.POSITIVE_PAIRS)
-        yield ("positive_pairs", split, shard, table.num_rows)
+        return totals.join(keys, ["class", "before", "after"], use_threads=False)
 
 
-def _save_state(_, out: str, stats: dict, plan: SamplingPlan, counts: dict, written: list) -> None:
+class CountPairs(beam.PTransform):
+    """Per-file counted pairs → (("positive_pairs", split), table) with every pair once, its counts summed."""
+
+    def __init__(self, shards: int) -> None:
+        super().__init__()
+        self._shards = shards
+
+    def expand(self, pairs: beam.PCollection) -> beam.PCollection:
+        return (pairs
+                | "KeyByShard" >> beam.FlatMap(_keyed_pairs, self._shards)
+                | "SumCounts" >> beam.CombinePerKey(_SumPairs())
+                | "AsDataset" >> beam.MapTuple(lambda key, table: (("positive_pairs", key[0]), table)))
+
+
+def _keyed_pairs(pairs: pa.Table, shards: int):
+    """Counted pairs of one file with their stable key, keyed by (split, shard): equal pairs meet."""
+    pairs = pairs.append_column("key", pa.array(pair_keys(pairs), pa.uint64()))
+    for split, part in by_split(pairs):
+        for shard, chunk in split_shards(part, shards).items():
+            yield (split, shard), chunk
+
+
+def _save_state(_, path: str, stats: dict, plan: SamplingPlan, counts: dict, written: list) -> None:
     state = {
         "files": stats["files"],
         "excluded": stats["excluded"],
@@ -239,7 +217,7 @@ def _save_state(_, out: str, stats: dict, plan: SamplingPlan, counts: dict, writ
         },
         "written": sorted(list(w) for w in written),
     }
-    with write_atomically(os.path.join(out, STATE_FILE)) as handle:
+    with write_atomically(path) as handle:
         handle.write(json.dumps(state).encode())
 
 
@@ -256,10 +234,14 @@ def _split_json(counts: SplitCounts) -> dict:
 
 
 def run_pipeline(config: BuildConfig, files: list[tuple[str, int]], shards: int, workers: int | None) -> dict | None:
-    """Run the build pipeline; return the build state (None for a dry run that submits nothing)."""
+    """Run the build pipeline; return the build state (None for a dry run that submits nothing).
+
+    The scratch folder (pass-1 caches, shard pieces, the state file) is removed once the run ends, also
+    when it fails."""
     options = pipeline_options(config.pipeline_args, workers)
     items = [(i, path, size) for i, (path, size) in enumerate(files)]
     total = len(items)
+    scratch = join(config.out, CACHE_DIR)
     pipeline = make_pipeline(options)
     files_pc = pipeline | "Files" >> beam.Create(items) | "Spread" >> beam.Reshuffle()
     parsed = files_pc | "Parse" >> beam.ParDo(_ParseFn(config, total)).with_outputs("rejects", main="stats")
@@ -268,36 +250,24 @@ def run_pipeline(config: BuildConfig, files: list[tuple[str, int]], shards: int,
     caches = (parsed.stats | "Caches" >> beam.Map(lambda s: (s.path, s.cache, s.index))
               | "SpreadCaches" >> beam.Reshuffle())
     built = caches | "BuildExamples" >> beam.ParDo(
-        _BuildFn(config, total, shards), plan=beam.pvalue.AsSingleton(plan)
+        _BuildFn(config, total), plan=beam.pvalue.AsSingleton(plan)
     ).with_outputs("counts", "pairs", main="tables")
-    tables = (built.tables, parsed.rejects) | "AllTables" >> beam.Flatten()
-    written_tables = (tables | "GroupShards" >> beam.GroupByKey()
-                      | "WriteShards" >> beam.ParDo(_WriteTables(config.out, shards)))
-    written_pairs = (built.pairs | "GroupPairs" >> beam.GroupByKey()
-                     | "WritePairs" >> beam.ParDo(_WritePairs(config.out, shards)))
+    pairs = built.pairs | "CountPairs" >> CountPairs(shards)
+    layout = {"examples": shards, "sentences": shards, "positive_pairs": shards, "rejects": 1}
+    written = ((built.tables, parsed.rejects, pairs) | "AllTables" >> beam.Flatten()
+               | "Write" >> WriteDataset(config.out, layout, scratch=join(scratch, "pieces")))
     counts = built.counts | "MergeCounts" >> beam.CombineGlobally(_MergeCounts())
-    written = (written_tables, written_pairs) | "AllWritten" >> beam.Flatten()
+    state_path = join(scratch, STATE_FILE)
     _ = (pipeline | "Finish" >> beam.Create([None]) | "SaveState" >> beam.Map(
-        _save_state, config.out, stats=beam.pvalue.AsSingleton(stats), plan=beam.pvalue.AsSingleton(plan),
+        _save_state, state_path, stats=beam.pvalue.AsSingleton(stats), plan=beam.pvalue.AsSingleton(plan),
         counts=beam.pvalue.AsSingleton(counts), written=beam.pvalue.AsList(written)))
-    result = pipeline.run()
-    if is_dry_run(options):
-        return None
-    result.wait_until_finish()
-    state_path = os.path.join(config.out, STATE_FILE)
-    with open_binary(state_path) as handle:
-        state = json.loads(handle.read())
-    _remove(state_path)
-    _remove(os.path.join(config.out, CACHE_DIR))
-    return state
-
-
-def _remove(path: str) -> None:
-    if is_remote(path):
-        from apache_beam.io.filesystems import FileSystems
-
-        FileSystems.delete([path])
-    elif os.path.isdir(path):
-        shutil.rmtree(path)
-    elif os.path.exists(path):
-        os.remove(path)
+    try:
+        result = pipeline.run()
+        if is_dry_run(options):
+            return None
+        result.wait_until_finish()
+        with open_binary(state_path) as handle:
+            return json.loads(handle.read())
+    finally:
+        if not is_dry_run(options):
+            remove(scratch)

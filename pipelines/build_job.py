@@ -7,11 +7,11 @@ import shutil
 import time
 from dataclasses import replace
 
-from tnforge import schemas
-from tnforge.datasets import DATASET_DIRS, SPLIT_FREE, dataset_path, shard_name, write_shard
+from tnforge.datasets import DATASET_DIRS
 from tnforge.filesystems import expand, is_remote
+from tnforge.manifest import MANIFEST, write_manifest
 from tnforge.pipelines.build_config import BuildConfig, auto_shards
-from tnforge.pipelines.manifest import make_manifest, write_manifest
+from tnforge.pipelines.manifest import make_manifest
 from tnforge.progress import log
 from tnforge.splits import resolve_mode
 
@@ -48,26 +48,13 @@ def prepare_output(out: str, overwrite: bool) -> None:
     if os.path.isdir(out) and os.listdir(out):
         if not overwrite:
             raise BuildError(f"--out {out}: directory is not empty (use --overwrite to replace its contents)")
-        for name in ["manifest.json", "validation", *{d.split("/")[0] for d in DATASET_DIRS.values()}]:
+        for name in [MANIFEST, "validation", *{d.split("/")[0] for d in DATASET_DIRS.values()}]:
             path = os.path.join(out, name)
             if os.path.isdir(path):
                 shutil.rmtree(path)
             elif os.path.exists(path):
                 os.remove(path)
     os.makedirs(out, exist_ok=True)
-
-
-def fill_empty_shards(out: str, shards: int) -> None:
-    """Write empty files for shards that received no rows, so every dataset has all its shards."""
-    for name in ("examples", "sentences", "positive_pairs", "rejects"):
-        splits = [None] if name in SPLIT_FREE else list(schemas.SPLITS)
-        count = 1 if name in SPLIT_FREE else shards
-        for split in splits:
-            folder = dataset_path(out, name, split)
-            for shard in range(count):
-                path = os.path.join(str(folder), shard_name(shard, count))
-                if not is_remote(path) and not os.path.exists(path):
-                    write_shard(schemas.SCHEMAS[name].empty_table(), path, schemas.SCHEMAS[name])
 
 
 def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool = False) -> dict | None:
@@ -91,7 +78,6 @@ def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool =
     if state is None:
         log("dry run: the job graph was built and not submitted")
         return None
-    fill_empty_shards(config.out, shards)
     manifest = make_manifest(config, shards, state, time.monotonic() - start)
     write_manifest(config.out, manifest)
     log(f"wrote {config.out}/manifest.json in {manifest['wall_time_s']:.1f}s")

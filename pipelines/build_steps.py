@@ -18,7 +18,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tnforge import schemas
-from tnforge.datasets import shard_of
 from tnforge.filesystems import open_arrow_file, write_atomically
 from tnforge.generators.sampling import SamplingPlan, TrainStats, sample_hashes, upsample_group
 from tnforge.hashing import key64, stable_hash64
@@ -188,9 +187,9 @@ def windows(befores: pa.Array, sentence_ids: np.ndarray, chosen: np.ndarray, wid
 
 
 def build_file(
-    path: str, cache: str, config: BuildConfig, plan: SamplingPlan, shards: int
-) -> Iterator[tuple[tuple[str, str, int], pa.Table] | FileOutput]:
-    """Pass 2: yield ((dataset, split, shard), table) pieces, then the file's FileOutput."""
+    path: str, cache: str, config: BuildConfig, plan: SamplingPlan
+) -> Iterator[tuple[tuple[str, str], pa.Table] | FileOutput]:
+    """Pass 2: yield non-empty ((dataset, split), table) pieces, then the file's FileOutput."""
     source = source_name(path)
     base = stable_hash64(source_stem(path))
     output = FileOutput()
@@ -243,9 +242,11 @@ def build_file(
             part = examples.filter(pa.array(codes[rows] == code))
             counts.examples.update(_value_counts(part.column("class")))
             counts.trivial_examples += int(trivial[rows][codes[rows] == code].sum())
-            yield from _sharded("examples", name, part, shards)
+            if part.num_rows:
+                yield ("examples", name), part
             sentences = _sentence_table(batch, in_split, name, base, source)
-            yield from _sharded("sentences", name, sentences, shards)
+            if sentences.num_rows:
+                yield ("sentences", name), sentences
         pairs_mask = pa.array(~trivial & (codes != SPLIT_CODES[EXCLUDED]))
         pair_tables.append(pa.table({
             "split": pa.array(np.asarray(SPLIT_NAMES, dtype=object)[codes], pa.string()).filter(pairs_mask),
@@ -272,15 +273,6 @@ def pair_keys(table: pa.Table) -> np.ndarray:
                                                      table.column("after").to_pylist(), strict=True)),
         dtype=np.uint64, count=table.num_rows,
     )
-
-
-def _sharded(name: str, split: str, table: pa.Table, shards: int) -> list[tuple[tuple[str, str, int], pa.Table]]:
-    if not table.num_rows:
-        return []
-    if shards == 1:
-        return [((name, split, 0), table)]
-    index = shard_of(table.column("key").to_numpy(), shards)
-    return [((name, split, int(s)), table.filter(pa.array(index == s))) for s in np.unique(index)]
 
 
 def _sentence_table(batch: pa.RecordBatch, in_split: np.ndarray, split: str, base: int, source: str) -> pa.Table:

@@ -1,13 +1,13 @@
-"""The build manifest (what was built from what, and every count) and the closing summary table."""
+"""What goes into the build's manifest (what was built from what, and every count), and its summary table.
+
+Reading and writing DIR/manifest.json is `tnforge.manifest`'s.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
 
 from tnforge import __version__, schemas
-from tnforge.filesystems import open_binary, write_atomically
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.sources import source_name
 from tnforge.splits import STANDARD_TEST_LINES
@@ -86,18 +86,6 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
                                        for f in state["files"]),
         }
     return manifest
-
-
-def write_manifest(root: str, manifest: dict) -> None:
-    """Write DIR/manifest.json atomically."""
-    with write_atomically(os.path.join(root, "manifest.json")) as handle:
-        handle.write(json.dumps(manifest, indent=2, ensure_ascii=False).encode())
-
-
-def read_manifest(root: str) -> dict:
-    """Read DIR/manifest.json."""
-    with open_binary(os.path.join(root, "manifest.json")) as handle:
-        return json.loads(handle.read())
 
 
 def summary_table(manifest: dict) -> str:

@@ -10,15 +10,13 @@ Shape of the Beam pipeline (batches move between stages, never single rows):
   example files  ─► trivial tokens + bucket ───────┤  (trivial pairs: not part of the context)
   hypotheses     ─► read + split + bucket ─────────┤
                                                     └─► GroupByKey(bucket) ─► per-input negatives (side input)
-  ─► Arrow tables per (dataset, split, shard) ─► GroupByKey ─► write each shard file once.
+  ─► Arrow tables per (dataset, split) ─► WriteDataset (shard by key, sort, write every shard once).
 Grouping by the input's bucket brings an input's positives from every split together, so the
 never-a-positive rule needs no global table.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,19 +27,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from tnforge import schemas
-from tnforge.datasets import MANIFEST, dataset_files, dataset_path, shard_name, write_shard
-from tnforge.filesystems import write_atomically
+from tnforge.datasets import by_split, dataset_files
 from tnforge.generators.input_negatives import GENERATOR_VERSION, KINDS, Positive, Settings, input_pairs
 from tnforge.generators.licensing import Licenser, resolve_grammar
 from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import DEFAULT_CAP
-from tnforge.generators.pair_tables import by_shard, pairs_table
+from tnforge.generators.pair_tables import pairs_table
 from tnforge.generators.topk import assign_splits, group_by_before, read_hypotheses
 from tnforge.generators.vocab_pairs import vocab_table
 from tnforge.hashing import stable_hash64
+from tnforge.manifest import update_section
 from tnforge.pipelines.build_steps import count_pairs, pair_keys
 from tnforge.pipelines.runner import make_pipeline, pipeline_options
+from tnforge.pipelines.writer import WriteDataset
 
 #: Work units: inputs are spread over this many buckets by a stable hash of `before`.
 BUCKETS = 32
@@ -85,11 +83,10 @@ def read_hypothesis_file(path: str, root: str, buckets: int) -> Iterator[tuple[i
 
 
 class GenerateNegatives(beam.DoFn):
-    """All pairs for the inputs of one bucket, as Arrow tables keyed by (dataset, split, shard)."""
+    """All pairs for the inputs of one bucket, as Arrow tables keyed by (dataset, split)."""
 
-    def __init__(self, settings: Settings, shards: int, use_grammar: bool) -> None:
+    def __init__(self, settings: Settings, use_grammar: bool) -> None:
         self.settings = settings
-        self.shards = shards
         self.use_grammar = use_grammar
         self.judge: Licenser | None = None
 
@@ -118,19 +115,8 @@ class GenerateNegatives(beam.DoFn):
             "vocab_pairs": vocab_table(vocab_groups, contexts, GENERATOR_VERSION),
         }
         for dataset, table in tables.items():
-            for (split, shard), part in by_shard(table, self.shards):
-                yield (dataset, split, shard), part
-
-
-def write_output_shard(element: tuple[tuple[str, str, int], list[pa.Table | None]], root: str, shards: int) -> str:
-    """Concatenate one (dataset, split, shard)'s tables and write its file once."""
-    (dataset, split, shard), parts = element
-    schema = schemas.SCHEMAS[dataset]
-    tables = [t for t in parts if t is not None]
-    table = pa.concat_tables(tables) if tables else schema.empty_table()
-    path = dataset_path(root, dataset, split) / shard_name(shard, shards)
-    write_shard(table, path, schema)
-    return str(path)
+            for split, part in by_split(table):
+                yield (dataset, split), part
 
 
 def build_pipeline(
@@ -141,7 +127,7 @@ def build_pipeline(
     use_grammar: bool,
     shards: int,
 ) -> beam.PCollection:
-    """Add the negatives transforms to a pipeline; returns the PCollection of written file paths."""
+    """Add the negatives transforms to a pipeline; returns the PCollection of shard reports."""
     files = [str(path) for path in dataset_files(root, "positive_pairs")]
     positives = (
         pipeline
@@ -167,32 +153,15 @@ def build_pipeline(
             | "HypothesisFiles" >> beam.Create([str(topk_from)])
             | "ReadHypotheses" >> beam.FlatMap(read_hypothesis_file, root, BUCKETS)
         )
-    placeholders = pipeline | "AllShards" >> beam.Create(
-        [((dataset, split, shard), None) for dataset in OUTPUTS for split in schemas.SPLITS for shard in range(shards)]
-    )
-    generated = (
+    return (
         sources
         | "AllInputs" >> beam.Flatten()
         | "ByBucket" >> beam.GroupByKey()
         | "Generate" >> beam.ParDo(
-            GenerateNegatives(settings, shards, use_grammar), beam.pvalue.AsSingleton(contexts)
+            GenerateNegatives(settings, use_grammar), beam.pvalue.AsSingleton(contexts)
         )
+        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards))
     )
-    return (
-        (generated, placeholders)
-        | "WithEmptyShards" >> beam.Flatten()
-        | "ByShard" >> beam.GroupByKey()
-        | "Write" >> beam.Map(write_output_shard, root, shards)
-    )
-
-
-def _remove_stale_shards(root: str, shards: int) -> None:
-    expected = {shard_name(i, shards) for i in range(shards)}
-    for dataset in OUTPUTS:
-        for split in schemas.SPLITS:
-            for path in dataset_path(root, dataset, split).glob("part-*.parquet"):
-                if path.name not in expected:
-                    path.unlink()
 
 
 def count_outputs(root: str) -> dict[str, Any]:
@@ -243,18 +212,6 @@ def count_outputs(root: str) -> dict[str, Any]:
     }
 
 
-def update_manifest(root: str, section: dict[str, Any]) -> None:
-    """Read-modify-write DIR/manifest.json atomically, replacing its "negatives" section."""
-    path = os.path.join(root, MANIFEST)
-    manifest: dict[str, Any] = {}
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as handle:
-            manifest = json.load(handle)
-    manifest["negatives"] = section
-    with write_atomically(path) as handle:
-        handle.write((json.dumps(manifest, indent=2, sort_keys=False) + "\n").encode("utf-8"))
-
-
 def run_negatives(
     root: str,
     kinds: Sequence[str],
@@ -302,7 +259,6 @@ def run_negatives(
         f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'})")
     with make_pipeline(pipeline_options(pipeline_args, workers)) as pipeline:
         build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards)
-    _remove_stale_shards(root, shards)
     say("counting the pairs written")
     section: dict[str, Any] = {
         "ratio": float(ratio) if ratio is not None else "all",
@@ -316,5 +272,5 @@ def run_negatives(
         "generator_version": GENERATOR_VERSION,
         **count_outputs(root),
     }
-    update_manifest(root, section)
+    update_section(root, "negatives", section)
     return section

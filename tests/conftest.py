@@ -1,7 +1,8 @@
-"""Shared test fixtures: where the real sample data lives, and a small corpus writer."""
+"""Shared test fixtures: the bundled sample, the shared sample beside the checkout (skipped when absent)."""
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -9,17 +10,24 @@ import pytest
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
+def _shared(name: str) -> Path:
+    path = SHARED_DATA / name
+    if not path.exists():
+        pytest.skip(f"needs ../shared/data/{name} (the shared sample beside the checkout)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def bundled_tsv() -> Path:
+    """The sample corpus shipped inside the package (present in every checkout)."""
+    return Path(str(resources.files("tnforge") / "data" / "sample.tsv"))
+
+
 @pytest.fixture(scope="session")
 def shared_tsv() -> Path:
-    path = SHARED_DATA / "en_sample.tsv"
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    return path
+    return _shared("en_sample.tsv")
 
 
 @pytest.fixture(scope="session")
 def shared_csv() -> Path:
-    path = SHARED_DATA / "en_sample.csv"
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    return path
+    return _shared("en_sample.csv")

@@ -34,15 +34,36 @@ def shared_build(tmp_path_factory, shared_tsv) -> tuple[Path, dict]:
     return out, build([shared_tsv], out)
 
 
-def test_shared_sample_builds_all_datasets(shared_build):
-    out, manifest = shared_build
-    assert manifest["accounting"]["input_records"] == 45_997
+@pytest.fixture(scope="module")
+def bundled_build(tmp_path_factory, bundled_tsv) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("bundled") / "ds"
+    return out, build([bundled_tsv], out)
+
+
+#: Exact counts of each sample: records read, and (train, dev, test) sentences of the hash split.
+EXACT = {"bundled_build": (4_422, (358, 22, 20)), "shared_build": (45_997, None)}
+
+
+@pytest.mark.parametrize("sample", sorted(EXACT))
+def test_exact_counts(request, sample):
+    out, manifest = request.getfixturevalue(sample)
+    records, sentences = EXACT[sample]
+    assert manifest["accounting"]["input_records"] == records
     assert manifest["accounting"]["reconciles"]
+    if sentences is not None:
+        assert tuple(manifest["splits"][s]["sentences"] for s in schemas.SPLITS) == sentences
     for name in ("examples", "sentences", "positive_pairs"):
         for split in schemas.SPLITS:
-            table = read_dataset(out, name, split)
-            assert table.num_rows == manifest["datasets"][name][split] > 0
-            assert table.schema.equals(schemas.SCHEMAS[name], check_metadata=False)
+            assert read_dataset(out, name, split).num_rows == manifest["datasets"][name][split] > 0
+    assert read_dataset(out, "rejects").num_rows == manifest["datasets"]["rejects"] == manifest["accounting"]["rejected"]
+    assert not (out / ".tnforge-cache").exists()  # the scratch folder goes once the build is done
+
+
+def test_shared_sample_builds_all_datasets(shared_build):
+    out, _ = shared_build  # the counts: test_exact_counts
+    for name in ("examples", "sentences", "positive_pairs"):
+        for split in schemas.SPLITS:
+            assert read_dataset(out, name, split).schema.equals(schemas.SCHEMAS[name], check_metadata=False)
     assert (out / "rejects" / "part-00000-of-00001.parquet").exists()
     meta = pq.read_schema(dataset_files(out, "examples", "train")[0]).metadata
     assert meta[schemas.META_VERSION] == b"1" and meta[schemas.META_DATASET] == b"examples"
@@ -189,13 +210,7 @@ def test_standard_split_routes_shards(tmp_path):
     assert manifest["accounting"]["reconciles"]
 
 
-BAD_CASES = {
-    "wrong_field_count": b"PLAIN\tone\n",
-    "empty_class": b"\tone\t<self>\n",
-    "unknown_class": b"NOUN\tone\t<self>\n",
-    "token_too_long": b"PLAIN\t" + b"x" * 10_000 + b"\t<self>\n",
-    "invalid_utf8": b"PLAIN\t\xff\xfeabc\t<self>\n",
-}
+BAD_CASES = {"unknown_class": b"NOUN\tone\t<self>\n"}  # one reason end to end; each reason: test_readers.py
 
 
 @pytest.mark.parametrize("reason", sorted(BAD_CASES))
@@ -295,13 +310,7 @@ def test_dataflow_job_graph_builds_offline(tmp_path, shared_tsv):
     assert manifest is None
 
 
-CSV_BAD = {
-    "wrong_field_count": b'1,1,"PLAIN","x"\n',
-    "bad_id": b'1,one,"PLAIN","x","x"\n',
-    "unknown_class": b'1,1,"NOUN","x","x"\n',
-    "invalid_utf8": b'1,1,"PLAIN","\xff\xfe","x"\n',
-    "token_id_out_of_order": b'1,5,"PLAIN","x","x"\n',
-}
+CSV_BAD = {"token_id_out_of_order": b'1,5,"PLAIN","x","x"\n'}  # one reason end to end; each reason: test_readers.py
 
 
 @pytest.mark.parametrize("reason", sorted(CSV_BAD))

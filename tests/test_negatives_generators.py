@@ -8,11 +8,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from tnforge import schemas
+from tnforge.datasets import by_split, split_shards
 from tnforge.generators import licensing
 from tnforge.generators.input_negatives import Positive, Settings, input_pairs
 from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import budget, fill, rotation, round_robin, take
-from tnforge.generators.pair_tables import by_shard, pairs_table
+from tnforge.generators.pair_tables import pairs_table
 from tnforge.generators.random_association import global_draws, within_class
 from tnforge.generators.reading_edits import generic_edits, meaning_substitutions
 from tnforge.generators.suffix_confusions import suffix_confusions
@@ -248,10 +249,11 @@ def test_grammar_hook_marks_licensed_readings_acceptable(contexts, monkeypatch):
         licensing.resolve_grammar(True)
 
 
-def test_by_shard_partitions_every_row(contexts):
+def test_sharding_partitions_every_row(contexts):
     positive = Positive("train", "CARDINAL", "three thousand", 5)
     pairs, _ = input_pairs("3000", [positive], (), contexts, Settings(frozenset({"random"}), 10, 100, 0))
     table = pairs_table(pairs, "v")
-    parts = list(by_shard(table, 3))
+    parts = [((split, shard), chunk) for split, part in by_split(table)
+             for shard, chunk in split_shards(part, 3).items()]
     assert sum(p.num_rows for _, p in parts) == table.num_rows
     assert len({key for key, _ in parts}) == len(parts)

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from tnforge import schemas
 from tnforge.hashing import mix64
+from tnforge.manifest import MANIFEST  # noqa: F401 - where callers have found it
 
 #: Sub-directory of each dataset under DIR; split sub-directories go below it (except rejects).
 DATASET_DIRS: dict[str, str] = {
@@ -44,7 +45,6 @@ SORT_KEYS: dict[str, list[str]] = {
     "rejects": ["source", "line"],
     "hypotheses": ["key", "rank"],
 }
-MANIFEST = "manifest.json"
 _SHARD_SALT = 0x5EED5EED5EED5EED
 
 
@@ -67,6 +67,35 @@ def shard_of(keys: np.ndarray, count: int) -> np.ndarray:
     return (mix64(keys ^ np.uint64(_SHARD_SALT)) % np.uint64(count)).astype(np.int64)
 
 
+def shard_path(root: str | os.PathLike, name: str, split: str | None, shard: int, count: int) -> str:
+    """Path of one shard file of a dataset (and split); `root` may be a gs:// URI."""
+    from tnforge.filesystems import join
+
+    parts = DATASET_DIRS[name].split("/")
+    if name not in SPLIT_FREE and split:
+        parts.append(split)
+    return join(root, *parts, shard_name(shard, count))
+
+
+def split_shards(table: pa.Table, count: int) -> dict[int, pa.Table]:
+    """The rows of each non-empty shard of a table, by the stable hash of its `key` column."""
+    if not table.num_rows:
+        return {}
+    if count == 1:
+        return {0: table}
+    index = shard_of(table.column("key").to_numpy(), count)
+    return {int(s): table.filter(pa.array(index == s)) for s in np.unique(index)}
+
+
+def by_split(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
+    """(split, rows) for every split present in a table's `split` column, in split-name order."""
+    import pyarrow.compute as pc
+
+    column = table.column("split")
+    for split in sorted(pc.unique(column).to_pylist()):
+        yield split, table.filter(pc.equal(column, split))
+
+
 def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -> None:
     """Sort a table by its dataset's sort key and write it to `path` atomically (temporary name, rename)."""
     from tnforge.filesystems import write_atomically
@@ -80,15 +109,15 @@ def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -> 
 
 
 def write_sharded(table: pa.Table, folder: str | os.PathLike, schema: pa.Schema, shards: int = 1) -> list[str]:
-    """Write a whole table as `shards` files under folder (hash of `key` → shard → sort → write)."""
-    os.makedirs(folder, exist_ok=True)
-    table = table.select(schema.names).cast(schema)
-    index = shard_of(table.column("key").to_numpy(zero_copy_only=False), shards) if table.num_rows else np.zeros(0)
+    """Write a whole table as `shards` files under folder, empty shards included (without Beam; the same
+    sharding, sorting and writing as `tnforge.pipelines.writer.WriteDataset`)."""
+    from tnforge.filesystems import join
+
+    parts = split_shards(table.select(schema.names).cast(schema), shards)
     paths = []
     for shard in range(shards):
-        part = table.filter(pa.array(index == shard)) if table.num_rows else table
-        path = os.path.join(folder, shard_name(shard, shards))
-        write_shard(part, path, schema)
+        path = join(folder, shard_name(shard, shards))
+        write_shard(parts.get(shard, schema.empty_table()), path, schema)
         paths.append(path)
     return paths
 

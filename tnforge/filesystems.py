@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import shutil
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -41,6 +42,38 @@ def expand(pattern: str) -> list[tuple[str, int]]:
     if not found:
         raise FileNotFoundError(f"{pattern}: no such file")
     return found
+
+
+def join(base: str | os.PathLike, *parts: str) -> str:
+    """`base`/`parts…` for a local path or a URI (gs://…), where `os.path.join` would be wrong."""
+    base = str(base)
+    if is_remote(base):
+        return "/".join([base.rstrip("/"), *(p.strip("/") for p in parts)])
+    return os.path.join(base, *parts)
+
+
+def matching(pattern: str) -> list[str]:
+    """Paths matching a glob, local or remote; none is an empty list."""
+    if is_remote(pattern):
+        from apache_beam.io.filesystems import FileSystems
+
+        return sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
+    return sorted(glob.glob(pattern))
+
+
+def remove(path: str) -> None:
+    """Delete a file or a whole directory, local or remote; a missing path is no error."""
+    if is_remote(path):
+        from apache_beam.io.filesystems import FileSystems
+
+        found = matching(path.rstrip("/") + "/**")  # a folder's objects
+        found += [path] if FileSystems.exists(path) else []
+        if found:
+            FileSystems.delete(found)
+    elif os.path.isdir(path):
+        shutil.rmtree(path)
+    elif os.path.exists(path):
+        os.remove(path)
 
 
 def open_binary(path: str) -> IO[bytes]:

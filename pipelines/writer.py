@@ -1,0 +1,128 @@
+"""The one Beam dataset writer: keyed Arrow tables in, every shard file of a dataset directory out.
+
+Rows go to shards by the stable hash of their `key`; each shard is concatenated, sorted and written under
+a temporary name, then renamed; shards no row reached are written empty. Works on any Beam filesystem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple
+
+import apache_beam as beam
+import pyarrow as pa
+
+from tnforge import schemas
+from tnforge.datasets import DATASET_DIRS, SPLIT_FREE, shard_name, shard_path, split_shards, write_shard
+from tnforge.filesystems import join, matching, open_arrow_file, remove, write_atomically
+
+#: (dataset, split, shard): which file a piece of rows belongs to; split is "" for split-free datasets.
+ShardKey = tuple[str, str, int]
+
+
+class ShardReport(NamedTuple):
+    """One shard file written, for the manifest."""
+
+    dataset: str
+    split: str
+    shard: int
+    rows: int
+
+
+def expected_shards(shards: Mapping[str, int], splits: Sequence[str] = schemas.SPLITS) -> list[ShardKey]:
+    """Every (dataset, split, shard) a directory holds: split-free datasets have the one split ""."""
+    return [(dataset, split, shard) for dataset, count in shards.items()
+            for split in ([""] if dataset in SPLIT_FREE else splits) for shard in range(count)]
+
+
+def piece_digest(table: pa.Table) -> str:
+    """A name for a piece of rows that depends on its keys only: a retried step writes the same piece."""
+    keys = table.column("key").to_numpy() if table.num_rows else b""
+    return hashlib.blake2b(bytes(keys) + table.num_rows.to_bytes(8, "little"), digest_size=10).hexdigest()
+
+
+class _AssignShards(beam.DoFn):
+    """((dataset, split), table) → ((dataset, split, shard), rows); rows spilled to scratch when it is set."""
+
+    def __init__(self, shards: Mapping[str, int], scratch: str | None) -> None:
+        self._shards = dict(shards)
+        self._scratch = scratch
+
+    def process(self, element: tuple[tuple[str, str], pa.Table]) -> Iterator[tuple[ShardKey, pa.Table | str]]:
+        (dataset, split), table = element
+        for shard, part in split_shards(table, self._shards[dataset]).items():
+            key = (dataset, split or "", shard)
+            yield key, part if self._scratch is None else spill(self._scratch, key, part)
+
+
+def spill(scratch: str, key: ShardKey, table: pa.Table) -> str:
+    """Write a piece of one shard to an Arrow file under scratch (named by its keys); return its path."""
+    dataset, split, shard = key
+    path = join(scratch, f"{dataset}-{split or 'all'}-{shard:05d}-{piece_digest(table)}.arrow")
+    with write_atomically(path) as handle, pa.ipc.new_file(handle, table.schema) as writer:
+        writer.write_table(table)
+    return path
+
+
+def _load(piece: pa.Table | str) -> pa.Table:
+    return open_arrow_file(piece).read_all() if isinstance(piece, str) else piece
+
+
+class _WriteShard(beam.DoFn):
+    """Concatenate the pieces of one shard (in a fixed order), sort and write its file; deletes nothing."""
+
+    def __init__(self, root: str, shards: Mapping[str, int]) -> None:
+        self._root = root
+        self._shards = dict(shards)
+
+    def process(self, element: tuple[ShardKey, Iterable[pa.Table | str | None]]) -> Iterator[ShardReport]:
+        key, pieces = element
+        yield write_pieces(self._root, key, self._shards[key[0]], pieces)
+
+
+def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table | str | None]) -> ShardReport:
+    """Write shard `key` (of `count`) from its pieces (tables, spilled paths, or None for none)."""
+    dataset, split, shard = key
+    schema = schemas.SCHEMAS[dataset]
+    tables = [_load(p) for p in pieces if p is not None]
+    tables.sort(key=piece_digest)
+    table = pa.concat_tables(tables) if tables else schema.empty_table()
+    write_shard(table, shard_path(root, dataset, split or None, shard, count), schema)
+    return ShardReport(dataset, split, shard, table.num_rows)
+
+
+def remove_stale_shards(root: str, dataset: str, split: str, count: int) -> None:
+    """Delete shard files of another shard count (an earlier run's) from one (dataset, split) folder."""
+    folder = join(root, *DATASET_DIRS[dataset].split("/"), *([split] if split else []))
+    expected = {shard_name(i, count) for i in range(count)}
+    for path in matching(join(folder, "part-*-of-*.parquet")):
+        if path.rsplit("/", 1)[-1] not in expected:
+            remove(path)
+
+
+class WriteDataset(beam.PTransform):
+    """Write ((dataset, split), Arrow table) elements as the sharded Parquet files of a dataset directory.
+
+    shards: shard count of each dataset written (every one of its shards is written, empty or not);
+    splits: the splits of split datasets; scratch: a folder for pieces between grouping steps (None: the
+    tables travel through the shuffle). Output: a ShardReport per file. Nothing here deletes its inputs.
+    """
+
+    def __init__(self, root: str, shards: Mapping[str, int], splits: Sequence[str] = schemas.SPLITS,
+                 scratch: str | None = None) -> None:
+        super().__init__()
+        self._root = str(root)
+        self._shards = dict(shards)
+        self._splits = tuple(splits)
+        self._scratch = scratch
+
+    def expand(self, tables: beam.PCollection) -> beam.PCollection:
+        expected = expected_shards(self._shards, self._splits)
+        pieces = tables | "AssignShards" >> beam.ParDo(_AssignShards(self._shards, self._scratch))
+        empty = tables.pipeline | "EveryShard" >> beam.Create([(key, None) for key in expected])
+        folders = sorted({(dataset, split, self._shards[dataset]) for dataset, split, _ in expected})
+        _ = (tables.pipeline | "Folders" >> beam.Create(folders)
+             | "RemoveStaleShards" >> beam.Map(lambda folder, root: remove_stale_shards(root, *folder), self._root))
+        return ((pieces, empty) | "WithEmptyShards" >> beam.Flatten() | "ByShard" >> beam.GroupByKey()
+                | "WriteShards" >> beam.ParDo(_WriteShard(self._root, self._shards)))
