@@ -7,14 +7,9 @@ import gzip
 import pyarrow as pa
 import pytest
 
-from tnforge.readers import (
-    FileReport,
-    detect_flavour,
-    read_corpus_file,
-    source_name,
-    source_stem,
-    standard_shard_index,
-)
+from tnforge.readers import detect_flavour, read_corpus_file
+from tnforge.sources import source_name, source_stem, standard_shard_index
+from tnforge.token_blocks import FileReport
 
 TSV_BAD = {
     "wrong_field_count": b"PLAIN\tone\n",
