@@ -123,7 +123,7 @@ def test_results_written_as_json(good_report, good: Path) -> None:
 
 
 def test_data_docs_read_offline(good_report) -> None:
-    from tnforge.validation import external_references
+    from tnforge.validation.docs import external_references
 
     index = good_report.docs_index
     assert index is not None and index.exists()
