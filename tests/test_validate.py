@@ -123,21 +123,6 @@ def test_results_written_as_json(good_report, good: Path) -> None:
         "expect_column_values_to_be_in_set", "expect_compound_columns_to_be_unique", "expect_column_mean_to_be_between"}
 
 
-def test_data_docs_read_offline(good_report) -> None:
-    from tnforge.validation.docs import external_references
-
-    index = good_report.docs_index
-    assert index is not None and index.exists()
-    pages = list(index.parent.rglob("*.html"))
-    assert len(pages) > 10  # the index, and a validation and a suite page per frame
-    for page in pages:
-        html = page.read_text(encoding="utf-8")
-        assert external_references(html) == [], page
-        assert "<style>" in html
-    text = index.read_text(encoding="utf-8")
-    assert "class within the 16 semiotic classes" in text and "validations/examples/rows/" in text
-
-
 # --- each corruption fails its expectation -----------------------------------------------------------
 
 

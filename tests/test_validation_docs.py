@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow as pa
+import pytest
 
-from tnforge import datasets, schemas
 from tnforge.validation.docs import external_references, make_offline
 
 PAGE = """<html><head><link rel="stylesheet" href="https://cdn.example.org/bootstrap.css">
@@ -29,23 +28,31 @@ def test_make_offline_without_a_head() -> None:
     assert html.startswith("<!-- tnforge: offline --><style>") and html.endswith("<p>results</p>")
 
 
-def test_rendered_docs_read_offline(tmp_path: Path) -> None:
-    """Validate a small rejects dataset with Data Docs: every page offline, the index links each frame."""
+@pytest.fixture(scope="module")
+def report(bundled_build: Path, tmp_path_factory: pytest.TempPathFactory):
+    """Validate the bundled sample's build and render its Data Docs."""
     from tnforge.validation import validate_directory
 
-    rows = {"key": [1, 2], "source": ["a.tsv", "a.tsv"], "line": [3, 0], "reason": ["bad class", "empty file"],
-            "raw": ["x\ty", ""]}
-    datasets.write_sharded(pa.table(rows), datasets.dataset_path(tmp_path, "rejects"), schemas.REJECTS)
-    report = validate_directory(tmp_path, docs_dir=tmp_path / "docs")
-    assert report.success, report.format_table()
+    return validate_directory(bundled_build, docs_dir=tmp_path_factory.mktemp("docs"))
+
+
+def test_data_docs_read_offline(report) -> None:
     index = report.docs_index
-    assert index == (tmp_path / "docs" / "index.html").resolve()
+    assert index is not None and index.exists()
     pages = list(index.parent.rglob("*.html"))
-    assert len(pages) > 3  # the index, and a validation and a suite page per frame
+    assert len(pages) > 10  # the index, and a validation and a suite page per frame
     for page in pages:
         html = page.read_text(encoding="utf-8")
         assert external_references(html) == [], page
         assert "<style>" in html
     text = index.read_text(encoding="utf-8")
-    assert "validations/rejects/schema/" in text and "validations/rejects/rows/" in text
-    assert "no manifest.json" in text and "passed" in text
+    assert "class within the 16 semiotic classes" in text and "validations/examples/rows/" in text
+
+
+def test_index_links_every_frame_page(report) -> None:
+    text = report.docs_index.read_text(encoding="utf-8")
+    for result in report.results.values():
+        for check in result.checks:
+            dataset, kind = check.frame.split(".")
+            assert f"href='validations/{dataset}/{kind}/" in text
+    assert "passed" in text and "sentences shared between splits" in text

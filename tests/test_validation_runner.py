@@ -10,7 +10,6 @@ import pyarrow as pa
 import pytest
 
 from tnforge import datasets, schemas
-from tnforge.cli import cli
 from tnforge.validation import validate_directory
 
 
@@ -18,31 +17,22 @@ def run(root: Path, only: list[str] | None = None):
     return validate_directory(root, only=only, render_docs=False)
 
 
-@pytest.fixture(scope="module")
-def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A build of the sample bundled with tnforge, with synthetic and random negatives."""
-    out = tmp_path_factory.mktemp("bundled") / "ds"
-    cli.main(args=["build", "--out", str(out), "--negatives", "synthetic,random", "--ratio", "10"],
-             prog_name="tnforge", standalone_mode=False)
-    return out
-
-
-def test_bundled_sample_passes_every_suite(bundled: Path) -> None:
-    report = run(bundled)
+def test_bundled_sample_passes_every_suite(bundled_build: Path) -> None:
+    report = run(bundled_build)
     assert report.success, report.format_table()
     assert list(report.results) == ["examples", "sentences", "positive_pairs", "rejects", "pairs", "vocab_pairs",
                                     "manifest"]
     assert all(result.checks for result in report.results.values())
     assert report.results["manifest"].rows > 0 and report.docs_index is None
-    summary = json.loads((bundled / "validation" / "summary.json").read_text())
+    summary = json.loads((bundled_build / "validation" / "summary.json").read_text())
     assert summary["success"] is True and set(summary["results"]) == set(report.results)
-    frames = {path.stem for path in (bundled / "validation").glob("*.json")} - {"summary"}
+    frames = {path.stem for path in (bundled_build / "validation").glob("*.json")} - {"summary"}
     assert {"examples.rows", "examples.upsampling", "sentences.leakage", "pairs.ratios", "manifest.counts"} <= frames
     assert any(note.startswith("sentences shared between splits (hash split)") for note in report.notes)
 
 
-def test_only_some_datasets(bundled: Path) -> None:
-    report = run(bundled, ["rejects", "manifest"])
+def test_only_some_datasets(bundled_build: Path) -> None:
+    report = run(bundled_build, ["rejects", "manifest"])
     assert list(report.results) == ["rejects", "manifest"]
 
 
