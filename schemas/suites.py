@@ -1,31 +1,13 @@
-"""Great Expectations suites for every tnforge dataset, built from the pyarrow schemas and the manifest.
+"""The expectation lists of every validation frame (`DATASET.KIND`), built from the pyarrow schemas and the
+build's manifest (`SuiteParams`). Which frames a dataset has, and how each is built: `tnforge.validation.registry`.
 
-Each dataset is checked through one or more *frames*: small pandas tables the validation runner
-(`tnforge.validation`) builds from the Parquet files, named `DATASET.KIND`. The frames and their columns
-are the contract between this module and the runner:
-
-  DATASET.schema           file, kind ("column"|"metadata"), expected, found   one row per expected or found
-                           column of each file, and per metadata key (dataset name, schema version)
-  examples.rows            the examples' columns + folder (split directory of the file) + after_is_trivial
-  examples.upsampling      group, kind ("measure"|"cardinal"), examples, target  (train counts)
-  examples.standard_split  split, source, rows, min_line, max_line  (original rows, copy == 0)
-  sentences.rows           the sentences' columns + folder
-  sentences.leakage        pair ("dev~train", …), shared (distinct text hashes in both), rate (shared / first)
-  positive_pairs.rows      the positive pairs' columns + folder
-  pairs.rows               the pairs' columns + folder + equals_positive (a negative whose reading is a
-                           positive reading of the same input)
-  pairs.ratios             split, type, negatives, positives, ratio, min_ratio, max_ratio
-  vocab_pairs.rows, rejects.rows, hypotheses.rows   the dataset's columns (+ folder where split)
-  manifest.counts          what, manifest, files   every count the manifest states that the files can confirm
-
-Suites are plain `great_expectations.ExpectationSuite` objects; great_expectations is imported inside the
-functions only. This module imports nothing else from the project.
+great_expectations is imported inside the functions only; this module imports nothing else from the project.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
@@ -38,9 +20,6 @@ from . import (
     TRIVIAL_TARGETS,
     schema_version,
 )
-
-if TYPE_CHECKING:
-    from great_expectations import ExpectationSuite
 
 #: Allowed distance (absolute share) between the train trivial share and the configured fraction.
 TRIVIAL_TOLERANCE = 0.005
@@ -123,53 +102,6 @@ def expected_metadata(name: str) -> dict[str, str]:
     return {META_DATASET.decode(): name, META_VERSION.decode(): str(schema_version(schema))}
 
 
-#: Columns that name an offending row in the results of each rows frame (compact frames show all columns).
-ROW_INDEX_COLUMNS: dict[str, list[str]] = {
-    "examples": ["split", "source", "line"],
-    "sentences": ["split", "key"],
-    "positive_pairs": ["split", "before", "after"],
-    "pairs": ["split", "before", "reading", "negative_type"],
-    "vocab_pairs": ["split", "before", "word"],
-    "rejects": ["source", "line"],
-    "hypotheses": ["key", "rank"],
-}
-
-
-def index_columns(frame: str, columns: list[str]) -> list[str]:
-    """The columns that identify an offending row of a frame (given the frame's columns)."""
-    dataset, kind = frame.split(".", 1)
-    wanted = ROW_INDEX_COLUMNS.get(dataset, []) if kind == "rows" else columns
-    return [column for column in wanted if column in columns]
-
-
-def frame_names(dataset: str, params: SuiteParams) -> list[str]:
-    """The frames (and so suites) a dataset is validated through."""
-    names = [f"{dataset}.schema", f"{dataset}.rows"]
-    if dataset == "examples":
-        names.append("examples.upsampling")
-        if params.standard is not None:
-            names.append("examples.standard_split")
-    if dataset == "sentences" and params.split in ("hash", "standard"):
-        names.append("sentences.leakage")
-    if dataset == "pairs":
-        names.append("pairs.ratios")
-    return names
-
-
-def build_suite(frame: str, params: SuiteParams) -> ExpectationSuite:
-    """The expectation suite of one frame (see the module docstring for the frames)."""
-    import great_expectations as gx
-
-    dataset, kind = frame.split(".", 1)
-    if kind == "schema":
-        expectations = _schema(dataset)
-    elif frame == "manifest.counts":
-        expectations = _manifest_counts()
-    else:
-        expectations = _BUILDERS[frame](params)
-    return gx.ExpectationSuite(name=frame, expectations=expectations)
-
-
 # --- helpers -----------------------------------------------------------------------------------------
 
 
@@ -225,10 +157,11 @@ def _labelled(kind_column: str) -> list[Any]:
     ]
 
 
-# --- suites ------------------------------------------------------------------------------------------
+# --- suites: one function per frame, named after it (frame examples.rows → examples_rows) ------------
 
 
-def _schema(dataset: str) -> list[Any]:
+def file_schema(params: SuiteParams) -> list[Any]:
+    """Each file's columns, types and metadata equal the schema's (frame DATASET.schema)."""
     gxe = _gxe()
     return [
         gxe.ExpectColumnPairValuesToBeEqual(
@@ -240,7 +173,7 @@ def _schema(dataset: str) -> list[Any]:
     ]
 
 
-def _examples_rows(params: SuiteParams) -> list[Any]:
+def examples_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     found = _common_rows("examples", ["key", "copy"], ["before", "after"])
     found += [
@@ -277,7 +210,7 @@ def _examples_rows(params: SuiteParams) -> list[Any]:
     return found
 
 
-def _examples_upsampling(params: SuiteParams) -> list[Any]:
+def examples_upsampling(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     return [
         gxe.ExpectColumnPairValuesAToBeGreaterThanB(
@@ -291,7 +224,7 @@ def _examples_upsampling(params: SuiteParams) -> list[Any]:
     ]
 
 
-def _examples_standard_split(params: SuiteParams) -> list[Any]:
+def examples_standard_split(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     standard = params.standard
     assert standard is not None
@@ -313,7 +246,7 @@ def _examples_standard_split(params: SuiteParams) -> list[Any]:
     ]
 
 
-def _sentences_rows(params: SuiteParams) -> list[Any]:
+def sentences_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     return _common_rows("sentences", ["key"], ["written"]) + [
         gxe.ExpectColumnValuesToBeBetween(column="n_tokens", min_value=1, description="n_tokens ≥ 1"),
@@ -321,7 +254,7 @@ def _sentences_rows(params: SuiteParams) -> list[Any]:
     ]
 
 
-def _sentences_leakage(params: SuiteParams) -> list[Any]:
+def sentences_leakage(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     if params.split == "hash":
         return [gxe.ExpectColumnValuesToBeBetween(
@@ -335,7 +268,7 @@ def _sentences_leakage(params: SuiteParams) -> list[Any]:
     ]
 
 
-def _positive_pairs_rows(params: SuiteParams) -> list[Any]:
+def positive_pairs_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     return _common_rows("positive_pairs", ["split", "key"], ["before", "after"]) + [
         gxe.ExpectColumnValuesToNotBeInSet(
@@ -344,7 +277,7 @@ def _positive_pairs_rows(params: SuiteParams) -> list[Any]:
     ]
 
 
-def _pairs_rows(params: SuiteParams) -> list[Any]:
+def pairs_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     found = _common_rows("pairs", ["key"], ["before", "reading"]) + _labelled("negative_type")
     found.append(gxe.ExpectColumnValuesToBeInSet(
@@ -356,7 +289,7 @@ def _pairs_rows(params: SuiteParams) -> list[Any]:
     return found
 
 
-def _pairs_ratios(params: SuiteParams) -> list[Any]:
+def pairs_ratios(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     if not isinstance(params.negative_ratio, (int, float)):
         return []
@@ -372,18 +305,18 @@ def _pairs_ratios(params: SuiteParams) -> list[Any]:
     ]
 
 
-def _vocab_pairs_rows(params: SuiteParams) -> list[Any]:
+def vocab_pairs_rows(params: SuiteParams) -> list[Any]:
     return _common_rows("vocab_pairs", ["split", "key"], ["before", "word"]) + _labelled("negative_type")
 
 
-def _rejects_rows(params: SuiteParams) -> list[Any]:
+def rejects_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     return _common_rows("rejects", ["key"], ["source", "reason"]) + [
         gxe.ExpectColumnValuesToBeBetween(column="line", min_value=0, description="line ≥ 0"),
     ]
 
 
-def _hypotheses_rows(params: SuiteParams) -> list[Any]:
+def hypotheses_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     return _common_rows("hypotheses", ["key", "rank"], ["before", "input"]) + [
         gxe.ExpectColumnValuesToBeBetween(column="rank", min_value=0, description="rank ≥ 0"),
@@ -392,22 +325,7 @@ def _hypotheses_rows(params: SuiteParams) -> list[Any]:
     ]
 
 
-def _manifest_counts() -> list[Any]:
+def manifest_counts(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     return [gxe.ExpectColumnPairValuesToBeEqual(
         column_A="manifest", column_B="files", description="the manifest's counts reconcile with the files",)]
-
-
-_BUILDERS = {
-    "examples.rows": _examples_rows,
-    "examples.upsampling": _examples_upsampling,
-    "examples.standard_split": _examples_standard_split,
-    "sentences.rows": _sentences_rows,
-    "sentences.leakage": _sentences_leakage,
-    "positive_pairs.rows": _positive_pairs_rows,
-    "pairs.rows": _pairs_rows,
-    "pairs.ratios": _pairs_ratios,
-    "vocab_pairs.rows": _vocab_pairs_rows,
-    "rejects.rows": _rejects_rows,
-    "hypotheses.rows": _hypotheses_rows,
-}

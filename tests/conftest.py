@@ -31,3 +31,14 @@ def shared_tsv() -> Path:
 @pytest.fixture(scope="session")
 def shared_csv() -> Path:
     return _shared("en_sample.csv")
+
+
+@pytest.fixture(scope="session")
+def bundled_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A build of the sample bundled with tnforge (no ../shared/data needed), with synthetic and random negatives."""
+    from tnforge.cli import cli
+
+    out = tmp_path_factory.mktemp("bundled") / "ds"
+    cli.main(args=["build", "--out", str(out), "--negatives", "synthetic,random", "--ratio", "10"],
+             prog_name="tnforge", standalone_mode=False)
+    return out
