@@ -34,9 +34,9 @@ def main() -> None:
 
     from tnforge.cli.dual_encoders import build_constraint
     from tnforge.cli.model import grammar_judges
-    from tnforge.trainers.checkpoints import load_model
-    from tnforge.trainers.constraint_report import compare_configurations, decode_predictions, to_markdown
-    from tnforge.trainers.data import example_files
+    from tnforge.trainers.evaluation.comparison import compare_configurations, decode_predictions, to_markdown
+    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.seq2seq.loading import load_model
 
     torch.set_num_threads(args.threads)
     loaded = load_model(args.model, "cpu")

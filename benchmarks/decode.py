@@ -30,9 +30,9 @@ def main() -> None:
 
     import torch
 
-    from tnforge.trainers.checkpoints import load_model
-    from tnforge.trainers.data import example_files
-    from tnforge.trainers.decoding import decode_files
+    from tnforge.trainers.decoding.decode import decode_files
+    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.seq2seq.loading import load_model
 
     model = args.model or args.work / "run"
     data = args.data or args.work / "dataset"

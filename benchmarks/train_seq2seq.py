@@ -45,12 +45,12 @@ def main() -> None:
     import torch
 
     from tnforge.cli.model import grammar_judges
-    from tnforge.trainers.checkpoints import load_model
-    from tnforge.trainers.data import example_files
-    from tnforge.trainers.decoding import decode_files
+    from tnforge.trainers.decoding.decode import decode_files
     from tnforge.trainers.devices import resolve_device
-    from tnforge.trainers.evaluation import evaluate, predictions_from_rows, write_report
-    from tnforge.trainers.train_seq2seq import TrainConfig, train
+    from tnforge.trainers.evaluation.accuracy import evaluate, predictions_from_rows, write_report
+    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.seq2seq.loading import load_model
+    from tnforge.trainers.seq2seq.train import TrainConfig, train
 
     data, run = args.work / "dataset", args.work / "run"
     started = time.monotonic()

@@ -8,16 +8,16 @@ import pytest
 import torch
 
 from tnforge.schemas import SELF, TRIVIAL_TARGETS
-from tnforge.trainers.beam_search import CombinedConstraint, ConstraintBatch, beam_search
-from tnforge.trainers.constraints import (
+from tnforge.trainers.decoding.beam_search import CombinedConstraint, ConstraintBatch, beam_search
+from tnforge.trainers.decoding.constraints import (
     GrammarConstraint,
     SequenceDEConstraint,
     VocabularyFilterConstraint,
     exempt_outputs,
     token_of,
 )
-from tnforge.trainers.seq2seq_model import ModelConfig, Seq2Seq
-from tnforge.trainers.vocab import EOS, WordVocabulary
+from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
+from tnforge.trainers.seq2seq.vocab import EOS, WordVocabulary
 
 SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "en_sample.tsv"
 WORDS = ["a", "b", "c", "<self>"]

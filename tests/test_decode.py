@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tnforge import schemas  # noqa: E402
-from tnforge.trainers.text_tokenizer import sentence_windows, spoken, tokenize  # noqa: E402
+from tnforge.trainers.decoding.text_tokenizer import sentence_windows, spoken, tokenize  # noqa: E402
 
 
 def _helpers():
@@ -28,14 +28,14 @@ H = _helpers()
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from tnforge.trainers.checkpoints import load_model
+    from tnforge.trainers.seq2seq.loading import load_model
 
     result, data = H.train_tiny(tmp_path_factory.mktemp("decode"))
     return load_model(result.run), data, result.run
 
 
 def _batch(loaded, windows):
-    from tnforge.trainers.data import make_batch
+    from tnforge.trainers.seq2seq.data import make_batch
 
     return make_batch({"input": list(windows)}, loaded.input_vocab, None, 256)
 
@@ -46,7 +46,7 @@ def _windows():
 
 def _sequence_log_prob(loaded, window: str, reading: str) -> float:
     """Teacher-forced log-probability of a reading (with its STOP) under the model."""
-    from tnforge.trainers.vocab import BOS, EOS
+    from tnforge.trainers.seq2seq.vocab import BOS, EOS
 
     batch = _batch(loaded, [window])
     ids = loaded.output_vocab.encode(reading)
@@ -57,7 +57,7 @@ def _sequence_log_prob(loaded, window: str, reading: str) -> float:
 
 
 def test_top_k_gives_k_distinct_ranked_hypotheses_with_true_scores(tiny):
-    from tnforge.trainers.decoding import decode_batch
+    from tnforge.trainers.decoding.decode import decode_batch
 
     loaded, _, _ = tiny
     windows = _windows()
@@ -74,8 +74,8 @@ def test_top_k_gives_k_distinct_ranked_hypotheses_with_true_scores(tiny):
 
 
 def test_beam_one_is_greedy_decoding(tiny):
-    from tnforge.trainers.beam_search import beam_search
-    from tnforge.trainers.vocab import BOS, EOS, PAD, UNK
+    from tnforge.trainers.decoding.beam_search import beam_search
+    from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, UNK
 
     loaded, _, _ = tiny
     model = loaded.model
@@ -99,8 +99,8 @@ def test_beam_one_is_greedy_decoding(tiny):
 
 
 def test_constraint_mask_forbids_a_word_everywhere(tiny):
-    from tnforge.trainers.beam_search import DecodingConstraint
-    from tnforge.trainers.decoding import decode_batch
+    from tnforge.trainers.decoding.beam_search import DecodingConstraint
+    from tnforge.trainers.decoding.decode import decode_batch
 
     loaded, _, _ = tiny
     five = loaded.output_vocab.index["five"]
@@ -123,8 +123,8 @@ def test_constraint_mask_forbids_a_word_everywhere(tiny):
 
 
 def test_prepared_scores_apply_per_input(tiny):
-    from tnforge.trainers.beam_search import DecodingConstraint
-    from tnforge.trainers.decoding import decode_batch
+    from tnforge.trainers.decoding.beam_search import DecodingConstraint
+    from tnforge.trainers.decoding.decode import decode_batch
 
     loaded, _, _ = tiny
     windows = _windows()
@@ -146,8 +146,8 @@ def test_prepared_scores_apply_per_input(tiny):
 
 
 def test_stop_bonus_changes_the_ranking(tiny):
-    from tnforge.trainers.beam_search import DecodingConstraint
-    from tnforge.trainers.decoding import decode_batch
+    from tnforge.trainers.decoding.beam_search import DecodingConstraint
+    from tnforge.trainers.decoding.decode import decode_batch
 
     loaded, _, _ = tiny
     window = _windows()[1]  # "540" → five hundred forty
@@ -164,8 +164,8 @@ def test_stop_bonus_changes_the_ranking(tiny):
 
 
 def test_combined_constraint_adds_scores_and_merges_masks():
-    from tnforge.trainers.beam_search import CombinedConstraint, DecodingConstraint, StepContext
-    from tnforge.trainers.vocab import WordVocabulary
+    from tnforge.trainers.decoding.beam_search import CombinedConstraint, DecodingConstraint, StepContext
+    from tnforge.trainers.seq2seq.vocab import WordVocabulary
 
     vocab = WordVocabulary(["a", "b"])
 

@@ -74,7 +74,7 @@ def _train_options(kind: str) -> Callable[[Any], Any]:
 
 
 def _negative_types(kind: str, value: str) -> tuple[str, ...]:
-    from tnforge.trainers.train_dual_encoder import NEGATIVE_TYPES
+    from tnforge.trainers.dual_encoders.pairs import NEGATIVE_TYPES
 
     types = tuple(t.strip() for t in value.split(",") if t.strip())
     unknown = [t for t in types if t not in NEGATIVE_TYPES[kind]]
@@ -87,9 +87,9 @@ def _negative_types(kind: str, value: str) -> tuple[str, ...]:
 def run_training(kind: str, options: dict[str, Any]) -> Any:
     """Train one dual encoder from CLI options; prints the dev figures and writes dev.md into the run."""
     from tnforge.trainers.devices import DeviceError
-    from tnforge.trainers.dual_encoder_eval import to_markdown
-    from tnforge.trainers.dual_encoder_model import DualEncoderConfig
-    from tnforge.trainers.train_dual_encoder import DETrainConfig, train_dual_encoder
+    from tnforge.trainers.dual_encoders.config import DualEncoderConfig
+    from tnforge.trainers.dual_encoders.metrics import to_markdown
+    from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
 
     model = DualEncoderConfig(kind=kind, head=options["head"], dim=options["dim"], hidden=options["hidden"],
                               input_buckets=options["buckets"], output_buckets=options["buckets"],
@@ -175,7 +175,7 @@ def grammar_reading_words() -> tuple[Callable[[str, str | None], Any], frozenset
 
 
 def _scorer(path: str, device: Any, kind: str) -> Any:
-    from tnforge.trainers.dual_encoder_model import load_dual_encoder
+    from tnforge.trainers.dual_encoders.scorer import load_dual_encoder
 
     try:
         scorer = load_dual_encoder(path, device)
@@ -189,7 +189,7 @@ def _scorer(path: str, device: Any, kind: str) -> Any:
 def build_constraint(loaded: Any, seq_de: str | None = None, voc_de: str | None = None,
                      grammar_constraint: bool = False, weight: float = 5.0) -> tuple[Any, str]:
     """The decoding constraint for a loaded seq2seq model (None when no option is set) and a description."""
-    from tnforge.trainers.constraints import (
+    from tnforge.trainers.decoding.constraints import (
         GrammarConstraint,
         SequenceDEConstraint,
         VocabularyFilterConstraint,
@@ -228,14 +228,14 @@ def _judge() -> tuple[Any, str]:
 
 def _originals(files: list[Path], split: str) -> int:
     """Tokens `_decode` decodes: the originals of the split (counted once per command, not per decode)."""
-    from tnforge.trainers.data import count_rows
+    from tnforge.trainers.seq2seq.data import count_rows
 
     return count_rows(files, split, max_copies=1)
 
 
 def _decode(loaded: Any, files: list[Path], split: str, constraint: Any, beam: int, batch_size: int,
             label: str, total: int) -> tuple[list[dict[str, Any]], float]:
-    from tnforge.trainers.constraint_report import decode_predictions
+    from tnforge.trainers.evaluation.comparison import decode_predictions
 
     with token_progress(total, label) as bar:
         try:
@@ -291,13 +291,13 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple
       tnforge compare --model runs/s2s --data out/sample --split test --seq-de runs/seq-de \\
           --voc-de random=runs/voc-rand --voc-de topk=runs/voc-topk --report runs/compare
     """
-    from tnforge.trainers.constraint_report import compare_configurations, to_markdown, write_comparison
-    from tnforge.trainers.constraints import (
+    from tnforge.trainers.decoding.constraints import (
         GrammarConstraint,
         SequenceDEConstraint,
         VocabularyFilterConstraint,
         combine,
     )
+    from tnforge.trainers.evaluation.comparison import compare_configurations, to_markdown, write_comparison
 
     _set_threads(threads)
     loaded = load_seq2seq(model, device)
@@ -384,7 +384,7 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
       tnforge sweep-lambda --model runs/s2s --data out/sample --seq-de runs/seq-de --voc-de runs/voc-de \\
           --lambdas 0,1,2,5,10,20 --out runs/sweep
     """
-    from tnforge.trainers.constraint_report import plot_sweep, sweep_markdown, sweep_rows
+    from tnforge.trainers.evaluation.comparison import plot_sweep, sweep_markdown, sweep_rows
 
     if not seq_de and not voc_de:
         raise click.UsageError("give --seq-de and/or --voc-de: there is nothing to weigh")
@@ -462,11 +462,11 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
     from tnforge.datasets import write_shard
     from tnforge.pipelines.negatives import run_negatives
     from tnforge.trainers.adversarial_loop import adversarial_loop, loop_markdown
-    from tnforge.trainers.constraints import VocabularyFilterConstraint
-    from tnforge.trainers.decoding import decode_files, hypotheses_table
-    from tnforge.trainers.dual_encoder_model import DualEncoderConfig
-    from tnforge.trainers.evaluation import evaluate
-    from tnforge.trainers.train_dual_encoder import DETrainConfig, train_dual_encoder
+    from tnforge.trainers.decoding.constraints import VocabularyFilterConstraint
+    from tnforge.trainers.decoding.decode import decode_files, hypotheses_table
+    from tnforge.trainers.dual_encoders.config import DualEncoderConfig
+    from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
+    from tnforge.trainers.evaluation.accuracy import evaluate
 
     _set_threads(threads)
     loaded = load_seq2seq(model, device)

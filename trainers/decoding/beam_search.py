@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from tnforge.trainers.seq2seq_model import Seq2Seq
-from tnforge.trainers.vocab import BOS, EOS, PAD, UNK, Vocabulary
+from tnforge.trainers.seq2seq.model import Seq2Seq
+from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, UNK, Vocabulary
 
 NEG_INF = float("-inf")
 

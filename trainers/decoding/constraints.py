@@ -31,8 +31,8 @@ from typing import Any
 import torch
 
 from tnforge.schemas import NORM_CLOSE, NORM_OPEN, TRIVIAL_TARGETS
-from tnforge.trainers.beam_search import ConstraintBatch, DecodingConstraint, StepContext
-from tnforge.trainers.vocab import EOS, SPECIALS, UNK, Vocabulary
+from tnforge.trainers.decoding.beam_search import ConstraintBatch, DecodingConstraint, StepContext
+from tnforge.trainers.seq2seq.vocab import EOS, SPECIALS, UNK, Vocabulary
 
 ReadingWords = Callable[[str, str | None], Collection[tuple[str, ...]]]
 #: Scores of aligned (encoded input, text) pairs; or [B, V] scores of tokens × words.
@@ -223,7 +223,7 @@ class GrammarConstraint(DecodingConstraint):
 
 def combine(constraints: Sequence[DecodingConstraint | None]) -> DecodingConstraint | None:
     """One constraint from several (None entries dropped); None when there is none."""
-    from tnforge.trainers.beam_search import CombinedConstraint
+    from tnforge.trainers.decoding.beam_search import CombinedConstraint
 
     present = [c for c in constraints if c is not None]
     if not present:

@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 import torch
 
 from tnforge import schemas
-from tnforge.trainers.beam_search import ConstraintBatch, DecodingConstraint, beam_search
-from tnforge.trainers.checkpoints import LoadedModel
-from tnforge.trainers.data import Batch, bucketed_batches, make_batch
+from tnforge.trainers.decoding.beam_search import ConstraintBatch, DecodingConstraint, beam_search
+from tnforge.trainers.seq2seq.data import Batch, bucketed_batches, make_batch
+from tnforge.trainers.seq2seq.loading import LoadedModel
 
 #: Columns of an examples file that decoding carries through when present.
 DECODE_COLUMNS = ("key", "source", "sentence_id", "token_index", "copy", "class", "before", "after", "input")

@@ -16,8 +16,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tnforge.trainers.evaluation import BatchJudge, evaluate, is_correct, predictions_from_rows
-from tnforge.trainers.significance import paired_test
+from tnforge.trainers.evaluation.accuracy import BatchJudge, evaluate, is_correct, predictions_from_rows
+from tnforge.trainers.evaluation.significance import paired_test
 
 Predictions = list[dict[str, Any]]
 
@@ -26,7 +26,7 @@ def decode_predictions(loaded: Any, files: Sequence[Path], split: str | None, co
                        beam: int = 5, batch_size: int = 256,
                        on_batch: Callable[[int], None] | None = None) -> tuple[Predictions, float]:
     """Best reading of every original (non-copy) example, as evaluation predictions, and the seconds taken."""
-    from tnforge.trainers.decoding import decode_files
+    from tnforge.trainers.decoding.decode import decode_files
 
     predictions: Predictions = []
     started = time.monotonic()

@@ -16,8 +16,8 @@ import torch
 
 from tnforge import __version__
 from tnforge.filesystems import write_atomically
-from tnforge.trainers.seq2seq_model import ModelConfig, Seq2Seq
-from tnforge.trainers.vocab import Vocabulary, vocabulary_from_dict
+from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
+from tnforge.trainers.seq2seq.vocab import Vocabulary, vocabulary_from_dict
 
 FORMAT = "tnforge-seq2seq"
 FORMAT_VERSION = 1
