@@ -195,34 +195,36 @@ def test_tiny_model_overfits_tiny_dataset(tiny_run):
 
 def test_checkpoint_round_trip_keeps_weights_vocabularies_and_config(tiny_run):
     from tnforge import __version__
-    from tnforge.trainers.seq2seq.loading import load_checkpoint, load_model, save_checkpoint
+    from tnforge.trainers.checkpoints import load_checkpoint
+    from tnforge.trainers.seq2seq.loading import FORMAT, load_model, save_seq2seq
 
     result, _ = tiny_run
     loaded = load_model(result.run / "best.pt", "cpu")
-    payload = load_checkpoint(result.run)
+    payload = load_checkpoint(result.run, FORMAT)
     assert payload["tnforge_version"] == __version__
     assert payload["config"]["model"]["encoder_hidden"] == 32
     copy = result.run / "copy.pt"
-    save_checkpoint(copy, loaded.model, loaded.input_vocab, loaded.output_vocab, loaded.config)
+    save_seq2seq(copy, loaded.model, loaded.input_vocab, loaded.output_vocab, loaded.config)
     again = load_model(copy, torch.device("cpu"))
     assert again.output_vocab.symbols == loaded.output_vocab.symbols
     assert again.input_vocab.symbols == loaded.input_vocab.symbols
     for name, tensor in loaded.model.state_dict().items():
         assert torch.equal(tensor, again.model.state_dict()[name]), name
     with pytest.raises(ValueError, match="not a"):
-        load_checkpoint(result.run / "training.png")
+        load_checkpoint(result.run / "training.png", FORMAT)
 
 
 def test_resume_continues_exactly_where_training_stopped(tmp_path):
-    from tnforge.trainers.seq2seq.loading import load_checkpoint
+    from tnforge.trainers.checkpoints import load_checkpoint
+    from tnforge.trainers.seq2seq.loading import FORMAT
     from tnforge.trainers.seq2seq.train import train
 
     straight, data = train_tiny(tmp_path / "a", epochs=3)
     train(tiny_config(data, tmp_path / "b", epochs=2))
     resumed = train(tiny_config(data, tmp_path / "b", epochs=3), resume=True)
     assert (resumed.epochs, resumed.steps) == (straight.epochs, straight.steps) == (3, 3 * 4)
-    one = load_checkpoint(straight.run / "checkpoint.pt")["model"]
-    two = load_checkpoint(resumed.run / "checkpoint.pt")["model"]
+    one = load_checkpoint(straight.run / "checkpoint.pt", FORMAT)["model"]
+    two = load_checkpoint(resumed.run / "checkpoint.pt", FORMAT)["model"]
     for name in one:
         assert torch.allclose(one[name], two[name], atol=1e-6), name
     dev_events = [json.loads(x) for x in (resumed.run / "metrics.jsonl").read_text().splitlines()]

@@ -2,68 +2,24 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 
+from tnforge.trainers.checkpoints import checkpoint_file, load_checkpoint, save_checkpoint
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig
 from tnforge.trainers.dual_encoders.features import Featurizer
 from tnforge.trainers.dual_encoders.model import DualEncoder
 
 FORMAT = "tnforge-dual-encoder"
-FORMAT_VERSION = 1
-BEST = "best.pt"
-LAST = "checkpoint.pt"
 
 
-def save_dual_encoder(path: str, model: DualEncoder, config: dict[str, Any],
+def save_dual_encoder(path: str | os.PathLike, model: DualEncoder, config: dict[str, Any],
                       training: dict[str, Any] | None = None, metrics: dict[str, Any] | None = None) -> None:
-    """Write a dual encoder checkpoint atomically (weights, model config, training config, version)."""
-    import io
-
-    from tnforge import __version__
-    from tnforge.filesystems import write_atomically
-
-    payload = {
-        "format": FORMAT, "format_version": FORMAT_VERSION, "tnforge_version": __version__,
-        "torch_version": str(torch.__version__), "model_config": model.config.to_dict(), "config": config,
-        "metrics": metrics or {}, "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
-        "training": training or {},
-    }
-    buffer = io.BytesIO()
-    torch.save(payload, buffer)
-    with write_atomically(str(path)) as handle:
-        handle.write(buffer.getvalue())
-
-
-def checkpoint_file(path: str | Any) -> Any:
-    """best.pt (else checkpoint.pt) of a run directory, or the checkpoint file itself."""
-    from pathlib import Path
-
-    path = Path(path)
-    if path.is_dir():
-        for name in (BEST, LAST):
-            if (path / name).is_file():
-                return path / name
-        raise FileNotFoundError(f"{path}: no {BEST} or {LAST} in this dual encoder run directory")
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such dual encoder checkpoint")
-    return path
-
-
-def load_payload(path: str | Any, device: torch.device | str = "cpu") -> dict[str, Any]:
-    """Read a dual encoder checkpoint (file or run directory) with tensors on `device`."""
-    file = checkpoint_file(path)
-    try:
-        payload = torch.load(file, map_location=device, weights_only=True)
-    except Exception as error:  # noqa: BLE001 - any unpickling problem means "not a checkpoint"
-        raise ValueError(f"{file}: not a readable tnforge checkpoint ({error})") from error
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise ValueError(f"{file}: not a tnforge dual encoder checkpoint")
-    if payload.get("format_version", 0) > FORMAT_VERSION:
-        raise ValueError(f"{file}: checkpoint format {payload['format_version']} is newer than this tnforge")
-    return payload
+    """Write a dual encoder checkpoint atomically (weights, model config, training config, versions, metrics)."""
+    save_checkpoint(path, FORMAT, model, model.config.to_dict(), config, training, metrics)
 
 
 class DualEncoderScorer:
@@ -143,10 +99,10 @@ class DualEncoderScorer:
         return torch.sigmoid(self.model.matrix_logits(self.encode_inputs(befores), v))
 
 
-def load_dual_encoder(path: str | Any, device: torch.device | str = "cpu") -> DualEncoderScorer:
+def load_dual_encoder(path: str | os.PathLike, device: torch.device | str = "cpu") -> DualEncoderScorer:
     """Load a trained dual encoder (eval mode) from a run directory or checkpoint file."""
-    payload = load_payload(path, device)
+    payload = load_checkpoint(path, FORMAT, device)
     # Checkpoints written before feature versions existed used version 1.
     model = DualEncoder(DualEncoderConfig.from_dict({"features": 1, **payload["model_config"]}))
     model.load_state_dict(payload["model"])
-    return DualEncoderScorer(model, device, checkpoint_file(path), payload.get("metrics"))
+    return DualEncoderScorer(model, device, checkpoint_file(path, FORMAT), payload.get("metrics"))

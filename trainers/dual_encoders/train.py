@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from tnforge.schemas import TRIVIAL_TARGETS
+from tnforge.trainers.checkpoints import BEST, LAST
 from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.devices import resolve_device, seed_everything
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig
@@ -27,7 +28,7 @@ from tnforge.trainers.dual_encoders.features import Featurizer
 from tnforge.trainers.dual_encoders.metrics import nontrivial_mask, pair_metrics
 from tnforge.trainers.dual_encoders.model import DualEncoder
 from tnforge.trainers.dual_encoders.pairs import SOURCES, PairRows, load_pairs
-from tnforge.trainers.dual_encoders.scorer import BEST, LAST, DualEncoderScorer, save_dual_encoder
+from tnforge.trainers.dual_encoders.scorer import DualEncoderScorer, save_dual_encoder
 from tnforge.trainers.runs import METRICS, TrainResult, log_metrics
 
 #: Dev figures that can select the best epoch (`DETrainConfig.select`).

@@ -15,12 +15,13 @@ import torch
 from torch import nn
 
 from tnforge.schemas import TRIVIAL_TARGETS
+from tnforge.trainers.checkpoints import BEST, LAST, load_checkpoint
 from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.decoding.decode import decode_batch
 from tnforge.trainers.devices import resolve_device, seed_everything
 from tnforge.trainers.runs import METRICS, TrainResult, log_metrics
 from tnforge.trainers.seq2seq.data import bucketed_batches, count_rows, example_files, iter_texts
-from tnforge.trainers.seq2seq.loading import BEST, LAST, LoadedModel, load_checkpoint, save_checkpoint
+from tnforge.trainers.seq2seq.loading import FORMAT, LoadedModel, save_seq2seq
 from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
 from tnforge.trainers.seq2seq.vocab import (
     PAD,
@@ -138,7 +139,7 @@ def train(config: TrainConfig, resume: bool = False) -> TrainResult:
 
     state: dict[str, Any] = {}
     if resume:
-        payload = load_checkpoint(run / LAST, "cpu")
+        payload = load_checkpoint(run / LAST, FORMAT, "cpu")
         saved = TrainConfig.from_dict(payload["config"])
         for name in RESUME_OVERRIDES:
             setattr(saved, name, getattr(config, name))
@@ -193,9 +194,9 @@ def train(config: TrainConfig, resume: bool = False) -> TrainResult:
         log_metrics(run / METRICS, {"event": "dev", "step": step, "epoch": epoch, **metrics,
                              "lr": optimizer.param_groups[0]["lr"], "best": improved})
         snap = snapshot()
-        save_checkpoint(run / LAST, model, input_vocab, output_vocab, config.to_dict(), snap)
+        save_seq2seq(run / LAST, model, input_vocab, output_vocab, config.to_dict(), snap)
         if improved:
-            save_checkpoint(run / BEST, model, input_vocab, output_vocab, config.to_dict(), {"best": best})
+            save_seq2seq(run / BEST, model, input_vocab, output_vocab, config.to_dict(), {"best": best})
         return bad_evals >= config.patience
 
     from tnforge.progress import progress_bar
