@@ -54,7 +54,7 @@ def main() -> None:
         constraint, _ = build_constraint(loaded, weight=args.weight, **chosen)
         best = None
         for _ in range(args.repeats):  # the first run also warms the grammar's caches
-            predictions, took = decode_predictions(loaded, files, args.split, constraint, args.beam, args.batch_size)
+            predictions, took, _counts = decode_predictions(loaded, files, args.split, constraint, args.beam, args.batch_size)
             best = took if best is None else min(best, took)
         runs[name], seconds[name] = predictions, best
         print(f"{name}: {len(predictions):,} tokens in {best:.2f} s ({best / seconds['none']:.2f}× unconstrained)",

@@ -51,7 +51,7 @@ def main() -> None:
             list(decode_files(loaded, files[:1], beam=args.beam, top_k=top_k, batch_size=args.batch_size))  # warm-up
             tokens = hypotheses = 0
             started = time.monotonic()
-            for _rows, ranked in decode_files(loaded, files, beam=args.beam, top_k=top_k,
+            for _rows, ranked, _counts in decode_files(loaded, files, beam=args.beam, top_k=top_k,
                                               batch_size=args.batch_size, originals_only=True):
                 tokens += len(ranked)
                 hypotheses += sum(len(r) for r in ranked)

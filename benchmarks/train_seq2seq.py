@@ -66,7 +66,7 @@ def main() -> None:
     loaded = load_model(run, resolve_device(args.device))
     files = example_files(data, "dev")
     predictions, tokens, decode_started = [], 0, time.monotonic()
-    for rows, ranked in decode_files(loaded, files, beam=args.beam, top_k=1, originals_only=True):
+    for rows, ranked, _counts in decode_files(loaded, files, beam=args.beam, top_k=1, originals_only=True):
         predictions += predictions_from_rows(rows, [r[0][0] if r else "" for r in ranked])
         tokens += len(ranked)
     decode_seconds = time.monotonic() - decode_started

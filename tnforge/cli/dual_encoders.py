@@ -193,8 +193,8 @@ def build_constraint(loaded: Any, seq_de: str | None = None, voc_de: str | None 
         GrammarConstraint,
         SequenceDEConstraint,
         VocabularyFilterConstraint,
-        combine,
     )
+    from tnforge.trainers.decoding.hooks import combine
 
     parts, notes = [], []
     if seq_de:
@@ -234,7 +234,7 @@ def _originals(files: list[Path], split: str) -> int:
 
 
 def _decode(loaded: Any, files: list[Path], split: str, constraint: Any, beam: int, batch_size: int,
-            label: str, total: int) -> tuple[list[dict[str, Any]], float]:
+            label: str, total: int) -> tuple[list[dict[str, Any]], float, dict[str, int]]:
     from tnforge.trainers.evaluation.comparison import decode_predictions
 
     with token_progress(total, label) as bar:
@@ -295,8 +295,8 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple
         GrammarConstraint,
         SequenceDEConstraint,
         VocabularyFilterConstraint,
-        combine,
     )
+    from tnforge.trainers.decoding.hooks import combine
     from tnforge.trainers.evaluation.comparison import compare_configurations, to_markdown, write_comparison
 
     _set_threads(threads)
@@ -332,13 +332,11 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple
     total = _originals(files, split)
     grammar_inputs: dict[str, int] = {}
     for name, constraint in configurations.items():
-        grammar = pieces.get("grammar")
-        before = (grammar.constrained, grammar.unconstrained) if grammar is not None else (0, 0)
-        runs[name], seconds[name] = _decode(loaded, files, split, constraint, beam, batch_size, name, total)
+        runs[name], seconds[name], counts = _decode(loaded, files, split, constraint, beam, batch_size, name, total)
         click.echo(f"{name}: decoded {len(runs[name]):,} tokens in {seconds[name]:.1f} s", err=True)
-        if name == "+grammar" and grammar is not None:
-            grammar_inputs = {"constrained": grammar.constrained - before[0],
-                              "unconstrained": grammar.unconstrained - before[1]}
+        if name == "+grammar":
+            grammar_inputs = {"constrained": counts.get("grammar_constrained", 0),
+                              "unconstrained": counts.get("grammar_unconstrained", 0)}
     result = compare_configurations(runs, judge, covered, baseline="none", seconds=seconds)
     if grammar_inputs:
         result["grammar_inputs"] = grammar_inputs
@@ -395,7 +393,7 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
     results, total = {}, _originals(files, split)
     for weight in weights:
         constraint, note = build_constraint(loaded, seq_de, voc_de, False, weight)
-        results[weight], seconds = _decode(loaded, files, split, constraint if weight else None, beam, batch_size,
+        results[weight], seconds, _counts = _decode(loaded, files, split, constraint if weight else None, beam, batch_size,
                                            f"λ={weight:g}", total)
         click.echo(f"λ={weight:g} ({note}): {len(results[weight]):,} tokens in {seconds:.1f} s", err=True)
     judge, note = _judge()
@@ -483,7 +481,7 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
         constraint = None
         if previous is not None:
             constraint = VocabularyFilterConstraint(_scorer(str(previous), loaded.device, "vocabulary"), weight)
-        tables = [hypotheses_table(rows, ranked) for rows, ranked in
+        tables = [hypotheses_table(rows, ranked) for rows, ranked, _counts in
                   decode_files(loaded, train_files, split="train", beam=max(beam, top_k), top_k=top_k,
                                batch_size=batch_size, constraint=constraint, originals_only=True)]
         path = work / f"round-{round_index}" / "hypotheses.parquet"
@@ -503,7 +501,7 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
 
     def evaluate_round(round_index: int, run: Path) -> dict[str, Any]:
         scorer = _scorer(str(run), loaded.device, "vocabulary")
-        predictions, _ = _decode(loaded, eval_files, split, VocabularyFilterConstraint(scorer, weight), beam,
+        predictions, _, _counts = _decode(loaded, eval_files, split, VocabularyFilterConstraint(scorer, weight), beam,
                                  batch_size, f"round {round_index}", eval_total)
         result = evaluate(predictions, batch_judge=judge)
         return {"errors": len(result["errors"]), "error_rate": 1 - result["tokens"]["accuracy"],

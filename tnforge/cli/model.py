@@ -78,7 +78,7 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
         pending, pending_rows = [], 0
 
     try:
-        for rows, ranked in decode_files(loaded, files, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
+        for rows, ranked, _counts in decode_files(loaded, files, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
                                          on_batch=bar.update, originals_only=not copies, constraint=constraint):
             table = hypotheses_table(rows, ranked)
             pending.append(table)
@@ -176,7 +176,7 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     predictions: list[dict[str, Any]] = []
     bar = token_progress(count_rows(files, split, max_copies=1), "evaluate")
     try:
-        for rows, ranked in decode_files(loaded, files, split=split, beam=beam, top_k=1, batch_size=batch_size,
+        for rows, ranked, _counts in decode_files(loaded, files, split=split, beam=beam, top_k=1, batch_size=batch_size,
                                          on_batch=bar.update, originals_only=True, constraint=constraint):
             if "after" not in rows:
                 raise click.ClickException(f"{data}: no 'after' column: nothing to compare with")

@@ -105,7 +105,7 @@ def evaluate_dev(model: Seq2Seq, files: list[Path], input_vocab: Vocabulary, out
         logits = model(moved.source, moved.source_lengths, moved.target_in)
         loss_sum += float(criterion(logits.float().flatten(0, 1), moved.target_out.flatten()))
         tokens += int((moved.target_out != PAD).sum())
-        for gold, ranked in zip(batch.rows["after"], decode_batch(loaded, batch, beam=1, top_k=1), strict=True):
+        for gold, ranked in zip(batch.rows["after"], decode_batch(loaded, batch, beam=1, top_k=1)[0], strict=True):
             hit = bool(ranked) and ranked[0][0] == gold
             correct += hit
             if gold not in TRIVIAL_TARGETS:
