@@ -1,15 +1,6 @@
-"""Batched beam search over every input of a batch at once, with a constraint hook and top-k output.
-
-All inputs of a batch advance together as a [inputs × beam] block of decoder rows. At every step each live
-hypothesis offers its STOP extension as a finished candidate, and the best `beam` non-STOP extensions per
-input live on. Each input keeps its best `keep` finished hypotheses (ranked by total log-probability plus
-constraint scores); an input leaves the block as soon as no live hypothesis can still beat its
-`keep`-th finished one (exact when constraint scores are never positive). Trivial tokens (`<self>`, `sil`)
-therefore finish after two steps and stop costing anything.
-
-A batch's constraint (`hooks.BatchConstraint`) steers the search: its `added` [batch, vocab] scores and
-`step_scores` at every step, its `stop_scores` on ending a hypothesis.
-"""
+"""Batched beam search over every input of a batch at once ([inputs × beam] decoder rows), with top-k
+output, an early exit per input once no live hypothesis can beat its kept ones, and a batch's constraint
+(`hooks.BatchConstraint`) adding scores, masks and STOP bonuses (docs/training.md)."""
 
 from __future__ import annotations
 

@@ -1,26 +1,6 @@
-"""Decoding constraints of Gokcen, Zhang & Sproat (2019) for the seq2seq beam search's constraint hook.
-
-* `SequenceDEConstraint`: at the STOP step only, STOP's log-probability + λ(s − 0.5), where s is the
-  sequence dual encoder's p(acceptable) of the hypothesis so far (the row's prefix, which is what STOP
-  would finish). Input vectors are encoded once per batch.
-* `VocabularyFilterConstraint`: every word's log-probability + λ(s − 1), where s = p(word may appear) is
-  computed once per input for the whole output vocabulary (one batched [B × V] scoring per batch), so
-  the per-step cost is one tensor addition done by the beam search itself.
-* `GrammarConstraint`: a hard mask (−∞) of every unit that cannot continue a licensed reading, and of STOP
-  where the prefix is not a whole licensed reading: a trie of the covering grammar's readings of each input
-  (as output-vocabulary ids) for inputs of covered classes. Inputs whose class is unknown or not covered,
-  or with no licensed reading spellable in the output vocabulary, are left unconstrained (each batch's
-  `counts`: `grammar_constrained`, `grammar_unconstrained`). `<self>` and `sil` are allowed exactly where the grammar licenses them (PLAIN, PUNCT).
-
-Trivial outputs (`<self>`, `sil`) are judged by a dual encoder trained on trivial pairs too (its
-`judges_trivial`, see `tnforge.generators.trivial_confusions`): then "left as written" for `9 July 2009` is
-penalised like any wrong reading. A DE trained on non-trivial pairs only cannot judge them: for it they are
-exempt and count as s = 1 (no objection), which keeps both constraints from pushing a token away from a
-trivial reading. `exempt` overrides the choice.
-
-This module knows no grammar library: the grammar arrives as a callable `(before, cls) → word tuples`
-(the CLI passes `tnforge.grammars.reading_words`).
-"""
+"""The decoding constraints of Gokcen, Zhang & Sproat (2019): the sequence DE at STOP (+λ(s − 0.5)), the
+vocabulary filter on every word (+λ(s − 1)), and the covering grammar's hard mask; the grammar arrives as
+a callable `(before, cls) → word tuples`, so no grammar library is imported (docs/constraints.md)."""
 
 from __future__ import annotations
 
@@ -63,13 +43,17 @@ def exempt_outputs(scorer: Any, exempt: Collection[str] | None) -> frozenset[str
     return frozenset() if getattr(scorer, "judges_trivial", False) else TRIVIAL_TARGETS
 
 
-class SequenceDEConstraint(DecodingConstraint):
-    """STOP + λ(s − 0.5) with s the sequence DE's score of the finished hypothesis."""
+class _DualEncoderConstraint(DecodingConstraint):
+    """A constraint weighing a dual encoder's scores by λ (`weight`; 0 leaves every batch unconstrained)."""
 
     def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] | None = None):
         self.scorer = scorer
         self.weight = float(weight)
         self.exempt = exempt_outputs(scorer, exempt)
+
+
+class SequenceDEConstraint(_DualEncoderConstraint):
+    """STOP + λ(s − 0.5) with s the sequence DE's score of the finished hypothesis."""
 
     def for_batch(self, batch: ConstraintBatch) -> BatchConstraint:
         if self.weight == 0:
@@ -110,13 +94,8 @@ def vocabulary_words(vocab: Vocabulary) -> list[str]:
     return list(vocab.symbols)
 
 
-class VocabularyFilterConstraint(DecodingConstraint):
+class VocabularyFilterConstraint(_DualEncoderConstraint):
     """Each unit's log-probability + λ(s − 1), s = p(word may appear) scored once per input for the vocabulary."""
-
-    def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] | None = None):
-        self.scorer = scorer
-        self.weight = float(weight)
-        self.exempt = exempt_outputs(scorer, exempt)
 
     def for_batch(self, batch: ConstraintBatch) -> BatchConstraint:
         if self.weight == 0:
