@@ -34,9 +34,9 @@ def main() -> None:
 
     from tnforge.cli.dual_encoders import build_constraint
     from tnforge.cli.model import grammar_judges
-    from tnforge.trainers.checkpoints import load_model
-    from tnforge.trainers.constraint_report import compare_configurations, decode_predictions, to_markdown
-    from tnforge.trainers.data import example_files
+    from tnforge.trainers.evaluation.comparison import compare_configurations, decode_predictions, to_markdown
+    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.seq2seq.loading import load_model
 
     torch.set_num_threads(args.threads)
     loaded = load_model(args.model, "cpu")
@@ -54,7 +54,7 @@ def main() -> None:
         constraint, _ = build_constraint(loaded, weight=args.weight, **chosen)
         best = None
         for _ in range(args.repeats):  # the first run also warms the grammar's caches
-            predictions, took = decode_predictions(loaded, files, args.split, constraint, args.beam, args.batch_size)
+            predictions, took, _counts = decode_predictions(loaded, files, args.split, constraint, args.beam, args.batch_size)
             best = took if best is None else min(best, took)
         runs[name], seconds[name] = predictions, best
         print(f"{name}: {len(predictions):,} tokens in {best:.2f} s ({best / seconds['none']:.2f}× unconstrained)",

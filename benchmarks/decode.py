@@ -30,9 +30,9 @@ def main() -> None:
 
     import torch
 
-    from tnforge.trainers.checkpoints import load_model
-    from tnforge.trainers.data import example_files
-    from tnforge.trainers.decoding import decode_files
+    from tnforge.trainers.decoding.decode import decode_files
+    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.seq2seq.loading import load_model
 
     model = args.model or args.work / "run"
     data = args.data or args.work / "dataset"
@@ -51,7 +51,7 @@ def main() -> None:
             list(decode_files(loaded, files[:1], beam=args.beam, top_k=top_k, batch_size=args.batch_size))  # warm-up
             tokens = hypotheses = 0
             started = time.monotonic()
-            for _rows, ranked in decode_files(loaded, files, beam=args.beam, top_k=top_k,
+            for _rows, ranked, _counts in decode_files(loaded, files, beam=args.beam, top_k=top_k,
                                               batch_size=args.batch_size, originals_only=True):
                 tokens += len(ranked)
                 hypotheses += sum(len(r) for r in ranked)

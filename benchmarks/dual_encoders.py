@@ -33,9 +33,9 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
 
-    from tnforge.trainers.dual_encoder_eval import to_markdown
-    from tnforge.trainers.dual_encoder_model import DualEncoderConfig
-    from tnforge.trainers.train_dual_encoder import DETrainConfig, train_dual_encoder
+    from tnforge.trainers.dual_encoders.config import DualEncoderConfig
+    from tnforge.trainers.dual_encoders.metrics import to_markdown
+    from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
 
     data = args.data_dir or args.work / "dataset"
     if args.data_dir is None and not (data / "manifest.json").exists():

@@ -45,12 +45,12 @@ def main() -> None:
     import torch
 
     from tnforge.cli.model import grammar_judges
-    from tnforge.trainers.checkpoints import load_model
-    from tnforge.trainers.data import example_files
-    from tnforge.trainers.decoding import decode_files
+    from tnforge.trainers.decoding.decode import decode_files
     from tnforge.trainers.devices import resolve_device
-    from tnforge.trainers.evaluation import evaluate, predictions_from_rows, write_report
-    from tnforge.trainers.train_seq2seq import TrainConfig, train
+    from tnforge.trainers.evaluation.accuracy import evaluate, predictions_from_rows, write_report
+    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.seq2seq.loading import load_model
+    from tnforge.trainers.seq2seq.train import TrainConfig, train
 
     data, run = args.work / "dataset", args.work / "run"
     started = time.monotonic()
@@ -66,7 +66,7 @@ def main() -> None:
     loaded = load_model(run, resolve_device(args.device))
     files = example_files(data, "dev")
     predictions, tokens, decode_started = [], 0, time.monotonic()
-    for rows, ranked in decode_files(loaded, files, beam=args.beam, top_k=1, originals_only=True):
+    for rows, ranked, _counts in decode_files(loaded, files, beam=args.beam, top_k=1, originals_only=True):
         predictions += predictions_from_rows(rows, [r[0][0] if r else "" for r in ranked])
         tokens += len(ranked)
     decode_seconds = time.monotonic() - decode_started

@@ -8,16 +8,17 @@ import pytest
 import torch
 
 from tnforge.schemas import SELF, TRIVIAL_TARGETS
-from tnforge.trainers.beam_search import CombinedConstraint, ConstraintBatch, beam_search
-from tnforge.trainers.constraints import (
+from tnforge.trainers.decoding.beam_search import beam_search
+from tnforge.trainers.decoding.constraints import (
     GrammarConstraint,
     SequenceDEConstraint,
     VocabularyFilterConstraint,
     exempt_outputs,
     token_of,
 )
-from tnforge.trainers.seq2seq_model import ModelConfig, Seq2Seq
-from tnforge.trainers.vocab import EOS, WordVocabulary
+from tnforge.trainers.decoding.hooks import CombinedConstraint, ConstraintBatch
+from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
+from tnforge.trainers.seq2seq.vocab import EOS, WordVocabulary
 
 SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "en_sample.tsv"
 WORDS = ["a", "b", "c", "<self>"]
@@ -88,9 +89,9 @@ def _decode(constraint=None, inputs: int = 2, keep: int = 12, vocab: WordVocabul
     lengths = torch.full((inputs,), 3)
     batch = ConstraintBatch([f"x <norm> {b} </norm> y" for b in (befores or ["1"] * inputs)], befores, classes,
                             vocab, torch.device("cpu"))
-    found = beam_search(model, source, lengths, beam=12, keep=keep, max_length=max_length, constraint=constraint,
-                        constraint_batch=batch if constraint else None)
-    return [{vocab.decode(h.ids): h.score for h in hyps} for hyps in found], vocab
+    per_batch = constraint.for_batch(batch) if constraint else None
+    found = beam_search(model, source, lengths, beam=12, keep=keep, max_length=max_length, constraint=per_batch)
+    return [{vocab.decode(h.ids): h.score for h in hyps} for hyps in found], (per_batch.counts if per_batch else {})
 
 
 def test_sequence_de_adds_lambda_times_s_minus_half_at_stop_only() -> None:
@@ -160,11 +161,11 @@ def test_grammar_mask_allows_only_licensed_readings() -> None:
         return licensed.get((before,), frozenset())
 
     constraint = GrammarConstraint(reading_words, classes={"CARDINAL"})
-    found, _ = _decode(constraint, inputs=3, befores=["1", "2", "9"], classes=["CARDINAL", "CARDINAL", "PLAIN"])
+    found, counts = _decode(constraint, inputs=3, befores=["1", "2", "9"], classes=["CARDINAL", "CARDINAL", "PLAIN"])
     assert set(found[0]) == {"a b", "c", "a b c"}
     assert set(found[1]) == {"b b b"}
     assert len(found[2]) > 3  # a class the constraint does not cover stays free
-    assert constraint.constrained == 2
+    assert counts["grammar_constrained"] == 2
 
 
 def test_grammar_mask_drops_readings_that_cannot_finish_in_time() -> None:
@@ -207,7 +208,7 @@ def test_grammar_masked_decode_never_outputs_an_unlicensed_reading() -> None:
     batch = ConstraintBatch([f"<norm> {b} </norm>" for _, b, _ in tokens], [b for _, b, _ in tokens],
                             [c for c, _, _ in tokens], vocab, torch.device("cpu"))
     found = beam_search(model, source, torch.full((len(tokens),), 5), beam=4, keep=3, max_length=30,
-                        constraint=constraint, constraint_batch=batch)
+                        constraint=constraint.for_batch(batch))
     outputs = 0
     for (cls, before, _), hypotheses in zip(tokens, found, strict=True):
         for hypothesis in hypotheses:
@@ -215,3 +216,21 @@ def test_grammar_masked_decode_never_outputs_an_unlicensed_reading() -> None:
             assert licenses(before, text, cls), (cls, before, text)
             outputs += 1
     assert outputs >= len(tokens)
+
+
+def test_each_batch_gets_a_fresh_constraint_and_its_counts_come_back_as_values() -> None:
+    licensed = {"1": {("a", "b"), ("c",)}, "2": {("b",)}}
+    grammar = GrammarConstraint(lambda b, c: licensed.get(b, frozenset()), classes={"CARDINAL"})
+    constraint = CombinedConstraint([SequenceDEConstraint(FixedSequenceScorer({"a b": 0.9, "c": 0.1}), 3.0),
+                                     VocabularyFilterConstraint(FixedWordScorer({"a": 0.4}), 2.0), grammar])
+    batch = {"inputs": 3, "befores": ["1", "2", "9"], "classes": ["CARDINAL", "CARDINAL", "CARDINAL"]}
+    first, first_counts = _decode(constraint, **batch)
+    _, other_counts = _decode(constraint, inputs=1, befores=["1"], classes=["PLAIN"])
+    second, second_counts = _decode(constraint, **batch)
+    assert first == second  # nothing of one batch changes the next
+    assert first_counts == second_counts == {"grammar_constrained": 2, "grammar_unconstrained": 1}
+    assert other_counts == {"grammar_constrained": 0, "grammar_unconstrained": 0}
+    assert set(first[0]) <= {"a b", "c"} and set(first[1]) == {"b"} and len(first[2]) > 2
+    vocab = WordVocabulary(WORDS)
+    one = ConstraintBatch(["1"], ["1"], ["CARDINAL"], vocab, torch.device("cpu"))
+    assert grammar.for_batch(one) is not grammar.for_batch(one)

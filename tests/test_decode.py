@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tnforge import schemas  # noqa: E402
-from tnforge.trainers.text_tokenizer import sentence_windows, spoken, tokenize  # noqa: E402
+from tnforge.trainers.decoding.text_tokenizer import sentence_windows, spoken, tokenize  # noqa: E402
 
 
 def _helpers():
@@ -28,14 +28,14 @@ H = _helpers()
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from tnforge.trainers.checkpoints import load_model
+    from tnforge.trainers.seq2seq.loading import load_model
 
     result, data = H.train_tiny(tmp_path_factory.mktemp("decode"))
     return load_model(result.run), data, result.run
 
 
 def _batch(loaded, windows):
-    from tnforge.trainers.data import make_batch
+    from tnforge.trainers.seq2seq.data import make_batch
 
     return make_batch({"input": list(windows)}, loaded.input_vocab, None, 256)
 
@@ -46,7 +46,7 @@ def _windows():
 
 def _sequence_log_prob(loaded, window: str, reading: str) -> float:
     """Teacher-forced log-probability of a reading (with its STOP) under the model."""
-    from tnforge.trainers.vocab import BOS, EOS
+    from tnforge.trainers.seq2seq.vocab import BOS, EOS
 
     batch = _batch(loaded, [window])
     ids = loaded.output_vocab.encode(reading)
@@ -57,11 +57,12 @@ def _sequence_log_prob(loaded, window: str, reading: str) -> float:
 
 
 def test_top_k_gives_k_distinct_ranked_hypotheses_with_true_scores(tiny):
-    from tnforge.trainers.decoding import decode_batch
+    from tnforge.trainers.decoding.decode import decode_batch
 
     loaded, _, _ = tiny
     windows = _windows()
-    ranked = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=6)
+    ranked, counts = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=6)
+    assert counts == {}
     gold = H.examples_table(H.TINY_SENTENCES, "train")["after"].to_pylist()
     for window, hypotheses, reading in zip(windows, ranked, gold, strict=True):
         texts = [text for text, _ in hypotheses]
@@ -74,8 +75,8 @@ def test_top_k_gives_k_distinct_ranked_hypotheses_with_true_scores(tiny):
 
 
 def test_beam_one_is_greedy_decoding(tiny):
-    from tnforge.trainers.beam_search import beam_search
-    from tnforge.trainers.vocab import BOS, EOS, PAD, UNK
+    from tnforge.trainers.decoding.beam_search import beam_search
+    from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, UNK
 
     loaded, _, _ = tiny
     model = loaded.model
@@ -99,14 +100,14 @@ def test_beam_one_is_greedy_decoding(tiny):
 
 
 def test_constraint_mask_forbids_a_word_everywhere(tiny):
-    from tnforge.trainers.beam_search import DecodingConstraint
-    from tnforge.trainers.decoding import decode_batch
+    from tnforge.trainers.decoding.decode import decode_batch
+    from tnforge.trainers.decoding.hooks import BatchConstraint, PerBatch
 
     loaded, _, _ = tiny
     five = loaded.output_vocab.index["five"]
     seen_steps = []
 
-    class NoFive(DecodingConstraint):
+    class NoFive(BatchConstraint):
         def step_scores(self, context):
             seen_steps.append(context.step)
             assert context.prefixes.shape == (context.rows.shape[0], context.step)
@@ -115,16 +116,16 @@ def test_constraint_mask_forbids_a_word_everywhere(tiny):
             return None, mask
 
     windows = _windows()
-    free = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=4)
+    free, _ = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=4)
     assert any("five" in text.split() for hyps in free for text, _ in hyps)
-    ranked = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=4, constraint=NoFive())
+    ranked, _ = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=4, constraint=PerBatch(NoFive))
     assert all("five" not in text.split() for hyps in ranked for text, _ in hyps)
     assert all(len(hyps) == 4 for hyps in ranked) and seen_steps[0] == 0
 
 
 def test_prepared_scores_apply_per_input(tiny):
-    from tnforge.trainers.beam_search import DecodingConstraint
-    from tnforge.trainers.decoding import decode_batch
+    from tnforge.trainers.decoding.decode import decode_batch
+    from tnforge.trainers.decoding.hooks import BatchConstraint, DecodingConstraint
 
     loaded, _, _ = tiny
     windows = _windows()
@@ -134,42 +135,71 @@ def test_prepared_scores_apply_per_input(tiny):
     five = loaded.output_vocab.index["five"]
 
     class NoFiveForOneInput(DecodingConstraint):
-        def prepare(self, batch):
+        def for_batch(self, batch):
             assert batch.inputs == windows and batch.befores is None
             scores = torch.zeros(len(batch.inputs), len(batch.output_vocab))
             scores[target, five] = float("-inf")
-            return scores
+            return BatchConstraint(batch, added=scores)
 
-    ranked = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=3, constraint=NoFiveForOneInput())
+    ranked, _ = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=3, constraint=NoFiveForOneInput())
     assert all("five" not in text.split() for text, _ in ranked[target])
     assert ranked[other][0][0] == "five dollars"
 
 
 def test_stop_bonus_changes_the_ranking(tiny):
-    from tnforge.trainers.beam_search import DecodingConstraint
-    from tnforge.trainers.decoding import decode_batch
+    from tnforge.trainers.decoding.decode import decode_batch
+    from tnforge.trainers.decoding.hooks import BatchConstraint, PerBatch
 
     loaded, _, _ = tiny
     window = _windows()[1]  # "540" → five hundred forty
-    free = decode_batch(loaded, _batch(loaded, [window]), beam=4, top_k=4)[0]
+    free = decode_batch(loaded, _batch(loaded, [window]), beam=4, top_k=4)[0][0]
     runner_up = free[2][0]
 
-    class PreferRunnerUp(DecodingConstraint):
+    class PreferRunnerUp(BatchConstraint):
         def stop_scores(self, context):
             return torch.tensor([50.0 if text == runner_up else 0.0 for text in context.texts()])
 
-    steered = decode_batch(loaded, _batch(loaded, [window]), beam=4, top_k=4, constraint=PreferRunnerUp())[0]
+    steered = decode_batch(loaded, _batch(loaded, [window]), beam=4, top_k=4,
+                           constraint=PerBatch(PreferRunnerUp))[0][0]
     assert steered[0][0] == runner_up and steered[0][1] == pytest.approx(free[2][1] + 50.0, abs=1e-4)
     assert [t for t, _ in steered[1:]] == [t for t, _ in free if t != runner_up][:3]
 
 
+def test_decoding_a_batch_twice_with_one_constraint_gives_the_same_readings_and_counts(tiny):
+    from tnforge.trainers.decoding.constraints import GrammarConstraint
+    from tnforge.trainers.decoding.decode import decode_batch, decode_files
+    from tnforge.trainers.seq2seq.data import example_files
+
+    loaded, data, _ = tiny
+    licensed = {"540": {("five", "forty"), ("five", "hundred", "forty")}, "$5": {("five", "dollars")},
+                "4:45": {("four", "forty", "five", "o", "clock")}}
+    constraint = GrammarConstraint(lambda before, cls: licensed.get(before, frozenset()), any_class=True)
+    windows = _windows()
+    first, first_counts = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=3, constraint=constraint)
+    second, second_counts = decode_batch(loaded, _batch(loaded, windows), beam=3, top_k=3, constraint=constraint)
+    assert first == second
+    # 540 and $5 are constrained; every other input (4:45 too: "o clock" is not spellable) is left free
+    assert first_counts == second_counts == {"grammar_constrained": 2, "grammar_unconstrained": len(windows) - 2}
+    gold = H.examples_table(H.TINY_SENTENCES, "train")["after"].to_pylist()
+    assert {t for t, _ in first[gold.index("five hundred forty")]} <= {"five forty", "five hundred forty"}
+    batches = list(decode_files(loaded, example_files(data, "train"), split="train", beam=3, constraint=constraint))
+    assert all(set(counts) == {"grammar_constrained", "grammar_unconstrained"} for _, _, counts in batches)
+    assert sum(counts["grammar_constrained"] for _, _, counts in batches) == 2
+
+
 def test_combined_constraint_adds_scores_and_merges_masks():
-    from tnforge.trainers.beam_search import CombinedConstraint, DecodingConstraint, StepContext
-    from tnforge.trainers.vocab import WordVocabulary
+    from tnforge.trainers.decoding.hooks import (
+        BatchConstraint,
+        CombinedConstraint,
+        ConstraintBatch,
+        PerBatch,
+        StepContext,
+    )
+    from tnforge.trainers.seq2seq.vocab import WordVocabulary
 
     vocab = WordVocabulary(["a", "b"])
 
-    class One(DecodingConstraint):
+    class One(BatchConstraint):
         def step_scores(self, context):
             mask = torch.zeros(1, len(vocab), dtype=torch.bool)
             mask[0, 4] = True
@@ -184,9 +214,11 @@ def test_combined_constraint_adds_scores_and_merges_masks():
             return scores, mask.roll(1, dims=1)
 
     context = StepContext(1, torch.tensor([0]), torch.tensor([[4]]), vocab)
-    scores, mask = CombinedConstraint([One(), Two()]).step_scores(context)
+    batch = ConstraintBatch(["<norm> 1 </norm>"], None, None, vocab, torch.device("cpu"))
+    combined = CombinedConstraint([PerBatch(One), PerBatch(Two)])
+    scores, mask = combined.for_batch(batch).step_scores(context)
     assert scores.tolist() == [[2.0] * len(vocab)] and mask[0, 4] and mask[0, 5]
-    assert CombinedConstraint([One(), Two()]).stop_scores(context).tolist() == [1.0]
+    assert combined.for_batch(batch).stop_scores(context).tolist() == [1.0]
     assert context.texts() == ["a"]
 
 

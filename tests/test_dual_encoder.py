@@ -11,19 +11,20 @@ import pytest
 from tnforge import schemas
 from tnforge.datasets import dataset_path, write_sharded
 from tnforge.hashing import stable_hash64
-from tnforge.trainers.dual_encoder_eval import pair_metrics, roc_auc
-from tnforge.trainers.dual_encoder_model import (
-    DualEncoder,
-    DualEncoderConfig,
+from tnforge.trainers.dual_encoders.config import DualEncoderConfig
+from tnforge.trainers.dual_encoders.features import (
     Featurizer,
     input_grams,
-    load_dual_encoder,
     pair_keys,
     reading_grams,
-    reading_numbers,
     token_shape,
 )
-from tnforge.trainers.train_dual_encoder import DETrainConfig, load_pairs, train_dual_encoder
+from tnforge.trainers.dual_encoders.metrics import pair_metrics, roc_auc
+from tnforge.trainers.dual_encoders.model import DualEncoder
+from tnforge.trainers.dual_encoders.numbers import reading_numbers
+from tnforge.trainers.dual_encoders.pairs import load_pairs
+from tnforge.trainers.dual_encoders.scorer import load_dual_encoder
+from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
 
 ONES = "zero one two three four five six seven eight nine".split()
 TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty"}
@@ -261,7 +262,7 @@ def test_best_epoch_is_chosen_by_the_selected_dev_figure(trivial_dataset: str, t
     """The dev figures of each epoch are scripted (all pairs vs non-trivial pairs disagree); training is real."""
     import json
 
-    import tnforge.trainers.train_dual_encoder as training
+    import tnforge.trainers.dual_encoders.train as training
 
     figures = iter([(0.90, 0.50), (0.80, 0.90), (0.95, 0.60), (0.70, 0.70)])
 
@@ -281,7 +282,7 @@ def test_best_epoch_is_chosen_by_the_selected_dev_figure(trivial_dataset: str, t
 
 
 def test_unknown_selection_is_a_clear_error() -> None:
-    from tnforge.trainers.train_dual_encoder import selection_score
+    from tnforge.trainers.dual_encoders.train import selection_score
 
     with pytest.raises(ValueError, match="auc-nontrivial"):
         selection_score({"auc": 0.9}, "accuracy")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tnforge.trainers.evaluation import evaluate, is_correct, to_markdown, write_report
+from tnforge.trainers.evaluation.accuracy import evaluate, is_correct, to_markdown, write_report
 
 
 def _row(sentence, cls, before, gold, prediction, source="a.tsv"):

@@ -70,8 +70,8 @@ def write_tiny_dataset(root: Path, copies: int = 0) -> Path:
 
 
 def tiny_config(data: Path, out: Path, **overrides):
-    from tnforge.trainers.seq2seq_model import ModelConfig
-    from tnforge.trainers.train_seq2seq import TrainConfig
+    from tnforge.trainers.seq2seq.model import ModelConfig
+    from tnforge.trainers.seq2seq.train import TrainConfig
 
     model = ModelConfig(input_embedding=16, output_embedding=16, encoder_hidden=32, decoder_hidden=48,
                         attention=24, dropout=0.0)
@@ -83,7 +83,7 @@ def tiny_config(data: Path, out: Path, **overrides):
 
 def train_tiny(tmp: Path, **overrides):
     """Train the tiny model on the tiny dataset; returns (result, data dir)."""
-    from tnforge.trainers.train_seq2seq import train
+    from tnforge.trainers.seq2seq.train import train
 
     data = write_tiny_dataset(tmp / "data")
     return train(tiny_config(data, tmp / "run", **overrides)), data
@@ -98,7 +98,7 @@ def tiny_run(tmp_path_factory):
 # --- vocabularies and batches ---------------------------------------------------------------------------
 
 def test_char_units_keep_markers_whole_and_words_split_on_spaces():
-    from tnforge.trainers.vocab import CharVocabulary, WordVocabulary, char_units
+    from tnforge.trainers.seq2seq.vocab import CharVocabulary, WordVocabulary, char_units
 
     assert char_units("a <norm> 4:5 </norm> b") == ["a", " ", "<norm>", " ", "4", ":", "5", " ", "</norm>", " ", "b"]
     chars = CharVocabulary.build(["ab <norm> c </norm>", "ba"])
@@ -112,7 +112,7 @@ def test_char_units_keep_markers_whole_and_words_split_on_spaces():
 
 
 def test_sentencepiece_vocabulary_splits_digits_and_round_trips():
-    from tnforge.trainers.vocab import SentencePieceVocabulary, vocabulary_from_dict
+    from tnforge.trainers.seq2seq.vocab import SentencePieceVocabulary, vocabulary_from_dict
 
     texts = [window_input([b for _, b, _ in s], i) for s in TINY_SENTENCES for i in range(len(s))] * 5
     vocab = SentencePieceVocabulary.train(texts, size=60, user_symbols=("<norm>", "</norm>"))
@@ -124,8 +124,8 @@ def test_sentencepiece_vocabulary_splits_digits_and_round_trips():
 
 
 def test_bucketed_batches_stream_every_row_once_and_shuffle_reproducibly(tmp_path):
-    from tnforge.trainers.data import bucketed_batches, example_files
-    from tnforge.trainers.vocab import CharVocabulary, WordVocabulary
+    from tnforge.trainers.seq2seq.data import bucketed_batches, example_files
+    from tnforge.trainers.seq2seq.vocab import CharVocabulary, WordVocabulary
 
     data = write_tiny_dataset(tmp_path, copies=2)
     files = example_files(data, "train")
@@ -147,7 +147,7 @@ def test_bucketed_batches_stream_every_row_once_and_shuffle_reproducibly(tmp_pat
     capped, _ = keys(max_copies=1)
     assert len(capped) == sum(len(s) for s in TINY_SENTENCES)
     # count_rows (progress totals, epoch sizes) counts what the batches stream
-    from tnforge.trainers.data import count_rows
+    from tnforge.trainers.seq2seq.data import count_rows
 
     assert count_rows(files) == len(plain) and count_rows(files, max_copies=1) == len(capped)
     single = tmp_path / "one.parquet"
@@ -160,8 +160,8 @@ def test_bucketed_batches_stream_every_row_once_and_shuffle_reproducibly(tmp_pat
 
 
 def test_long_readings_are_batched_apart(tmp_path):
-    from tnforge.trainers.data import LONG_READING, bucketed_batches
-    from tnforge.trainers.vocab import CharVocabulary, WordVocabulary
+    from tnforge.trainers.seq2seq.data import LONG_READING, bucketed_batches
+    from tnforge.trainers.seq2seq.vocab import CharVocabulary, WordVocabulary
 
     long_reading = " ".join(["x_letter"] * LONG_READING)
     sentences = TINY_SENTENCES + [[("PLAIN", "a", "<self>"), ("ELECTRONIC", "x" * LONG_READING, long_reading)]]
@@ -179,8 +179,8 @@ def test_long_readings_are_batched_apart(tmp_path):
 # --- training ---------------------------------------------------------------------------------------------
 
 def test_tiny_model_overfits_tiny_dataset(tiny_run):
-    from tnforge.trainers.checkpoints import load_model
-    from tnforge.trainers.decoding import decode_windows
+    from tnforge.trainers.decoding.decode import decode_windows
+    from tnforge.trainers.seq2seq.loading import load_model
 
     result, _data = tiny_run
     records = [json.loads(line) for line in (result.run / "metrics.jsonl").read_text().splitlines()]
@@ -195,34 +195,36 @@ def test_tiny_model_overfits_tiny_dataset(tiny_run):
 
 def test_checkpoint_round_trip_keeps_weights_vocabularies_and_config(tiny_run):
     from tnforge import __version__
-    from tnforge.trainers.checkpoints import load_checkpoint, load_model, save_checkpoint
+    from tnforge.trainers.checkpoints import load_checkpoint
+    from tnforge.trainers.seq2seq.loading import FORMAT, load_model, save_seq2seq
 
     result, _ = tiny_run
     loaded = load_model(result.run / "best.pt", "cpu")
-    payload = load_checkpoint(result.run)
+    payload = load_checkpoint(result.run, FORMAT)
     assert payload["tnforge_version"] == __version__
     assert payload["config"]["model"]["encoder_hidden"] == 32
     copy = result.run / "copy.pt"
-    save_checkpoint(copy, loaded.model, loaded.input_vocab, loaded.output_vocab, loaded.config)
+    save_seq2seq(copy, loaded.model, loaded.input_vocab, loaded.output_vocab, loaded.config)
     again = load_model(copy, torch.device("cpu"))
     assert again.output_vocab.symbols == loaded.output_vocab.symbols
     assert again.input_vocab.symbols == loaded.input_vocab.symbols
     for name, tensor in loaded.model.state_dict().items():
         assert torch.equal(tensor, again.model.state_dict()[name]), name
     with pytest.raises(ValueError, match="not a"):
-        load_checkpoint(result.run / "training.png")
+        load_checkpoint(result.run / "training.png", FORMAT)
 
 
 def test_resume_continues_exactly_where_training_stopped(tmp_path):
     from tnforge.trainers.checkpoints import load_checkpoint
-    from tnforge.trainers.train_seq2seq import train
+    from tnforge.trainers.seq2seq.loading import FORMAT
+    from tnforge.trainers.seq2seq.train import train
 
     straight, data = train_tiny(tmp_path / "a", epochs=3)
     train(tiny_config(data, tmp_path / "b", epochs=2))
     resumed = train(tiny_config(data, tmp_path / "b", epochs=3), resume=True)
     assert (resumed.epochs, resumed.steps) == (straight.epochs, straight.steps) == (3, 3 * 4)
-    one = load_checkpoint(straight.run / "checkpoint.pt")["model"]
-    two = load_checkpoint(resumed.run / "checkpoint.pt")["model"]
+    one = load_checkpoint(straight.run / "checkpoint.pt", FORMAT)["model"]
+    two = load_checkpoint(resumed.run / "checkpoint.pt", FORMAT)["model"]
     for name in one:
         assert torch.allclose(one[name], two[name], atol=1e-6), name
     dev_events = [json.loads(x) for x in (resumed.run / "metrics.jsonl").read_text().splitlines()]
@@ -230,8 +232,8 @@ def test_resume_continues_exactly_where_training_stopped(tmp_path):
 
 
 def test_sentencepiece_units_train_and_decode(tmp_path):
-    from tnforge.trainers.checkpoints import load_model
-    from tnforge.trainers.decoding import decode_windows
+    from tnforge.trainers.decoding.decode import decode_windows
+    from tnforge.trainers.seq2seq.loading import load_model
 
     result, _ = train_tiny(tmp_path, epochs=2, input_units="sentencepiece", output_units="sentencepiece",
                            sp_size=80)
@@ -285,7 +287,7 @@ def test_trainers_import_neither_beam_nor_pynini():
     import subprocess
     import sys
 
-    code = ("import sys; import tnforge.trainers.train_seq2seq, tnforge.trainers.decoding, "
-            "tnforge.trainers.evaluation, tnforge.trainers.text_tokenizer, tnforge.cli.train, tnforge.cli.model; "
+    code = ("import sys; import tnforge.trainers.seq2seq.train, tnforge.trainers.decoding.decode, "
+            "tnforge.trainers.evaluation.accuracy, tnforge.trainers.decoding.text_tokenizer, tnforge.cli.train, tnforge.cli.model; "
             "bad = [m for m in ('apache_beam', 'pynini') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tnforge.trainers.significance import (
+from tnforge.trainers.evaluation.significance import (
     binomial_two_sided,
     discordant,
     mcnemar_chi2,

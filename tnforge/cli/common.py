@@ -51,8 +51,8 @@ def load_seq2seq(model: str, device: str, threads: int = 0) -> Any:
     """A trained seq2seq model for a command (a click error when it cannot be loaded on that device)."""
     import torch
 
-    from tnforge.trainers.checkpoints import load_model
     from tnforge.trainers.devices import DeviceError, resolve_device
+    from tnforge.trainers.seq2seq.loading import load_model
 
     if threads:
         torch.set_num_threads(threads)
@@ -64,7 +64,7 @@ def load_seq2seq(model: str, device: str, threads: int = 0) -> Any:
 
 def example_files_of(data: str, split: str) -> list[Path]:
     """The examples Parquet files of a dataset directory, folder or file (a click error when there are none)."""
-    from tnforge.trainers.data import example_files
+    from tnforge.trainers.seq2seq.data import example_files
 
     try:
         return example_files(data, split)

@@ -74,7 +74,7 @@ def _train_options(kind: str) -> Callable[[Any], Any]:
 
 
 def _negative_types(kind: str, value: str) -> tuple[str, ...]:
-    from tnforge.trainers.train_dual_encoder import NEGATIVE_TYPES
+    from tnforge.trainers.dual_encoders.pairs import NEGATIVE_TYPES
 
     types = tuple(t.strip() for t in value.split(",") if t.strip())
     unknown = [t for t in types if t not in NEGATIVE_TYPES[kind]]
@@ -87,9 +87,9 @@ def _negative_types(kind: str, value: str) -> tuple[str, ...]:
 def run_training(kind: str, options: dict[str, Any]) -> Any:
     """Train one dual encoder from CLI options; prints the dev figures and writes dev.md into the run."""
     from tnforge.trainers.devices import DeviceError
-    from tnforge.trainers.dual_encoder_eval import to_markdown
-    from tnforge.trainers.dual_encoder_model import DualEncoderConfig
-    from tnforge.trainers.train_dual_encoder import DETrainConfig, train_dual_encoder
+    from tnforge.trainers.dual_encoders.config import DualEncoderConfig
+    from tnforge.trainers.dual_encoders.metrics import to_markdown
+    from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
 
     model = DualEncoderConfig(kind=kind, head=options["head"], dim=options["dim"], hidden=options["hidden"],
                               input_buckets=options["buckets"], output_buckets=options["buckets"],
@@ -175,7 +175,7 @@ def grammar_reading_words() -> tuple[Callable[[str, str | None], Any], frozenset
 
 
 def _scorer(path: str, device: Any, kind: str) -> Any:
-    from tnforge.trainers.dual_encoder_model import load_dual_encoder
+    from tnforge.trainers.dual_encoders.scorer import load_dual_encoder
 
     try:
         scorer = load_dual_encoder(path, device)
@@ -189,12 +189,12 @@ def _scorer(path: str, device: Any, kind: str) -> Any:
 def build_constraint(loaded: Any, seq_de: str | None = None, voc_de: str | None = None,
                      grammar_constraint: bool = False, weight: float = 5.0) -> tuple[Any, str]:
     """The decoding constraint for a loaded seq2seq model (None when no option is set) and a description."""
-    from tnforge.trainers.constraints import (
+    from tnforge.trainers.decoding.constraints import (
         GrammarConstraint,
         SequenceDEConstraint,
         VocabularyFilterConstraint,
-        combine,
     )
+    from tnforge.trainers.decoding.hooks import combine
 
     parts, notes = [], []
     if seq_de:
@@ -228,14 +228,14 @@ def _judge() -> tuple[Any, str]:
 
 def _originals(files: list[Path], split: str) -> int:
     """Tokens `_decode` decodes: the originals of the split (counted once per command, not per decode)."""
-    from tnforge.trainers.data import count_rows
+    from tnforge.trainers.seq2seq.data import count_rows
 
     return count_rows(files, split, max_copies=1)
 
 
 def _decode(loaded: Any, files: list[Path], split: str, constraint: Any, beam: int, batch_size: int,
-            label: str, total: int) -> tuple[list[dict[str, Any]], float]:
-    from tnforge.trainers.constraint_report import decode_predictions
+            label: str, total: int) -> tuple[list[dict[str, Any]], float, dict[str, int]]:
+    from tnforge.trainers.evaluation.comparison import decode_predictions
 
     with token_progress(total, label) as bar:
         try:
@@ -291,13 +291,13 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple
       tnforge compare --model runs/s2s --data out/sample --split test --seq-de runs/seq-de \\
           --voc-de random=runs/voc-rand --voc-de topk=runs/voc-topk --report runs/compare
     """
-    from tnforge.trainers.constraint_report import compare_configurations, to_markdown, write_comparison
-    from tnforge.trainers.constraints import (
+    from tnforge.trainers.decoding.constraints import (
         GrammarConstraint,
         SequenceDEConstraint,
         VocabularyFilterConstraint,
-        combine,
     )
+    from tnforge.trainers.decoding.hooks import combine
+    from tnforge.trainers.evaluation.comparison import compare_configurations, to_markdown, write_comparison
 
     _set_threads(threads)
     loaded = load_seq2seq(model, device)
@@ -332,13 +332,11 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple
     total = _originals(files, split)
     grammar_inputs: dict[str, int] = {}
     for name, constraint in configurations.items():
-        grammar = pieces.get("grammar")
-        before = (grammar.constrained, grammar.unconstrained) if grammar is not None else (0, 0)
-        runs[name], seconds[name] = _decode(loaded, files, split, constraint, beam, batch_size, name, total)
+        runs[name], seconds[name], counts = _decode(loaded, files, split, constraint, beam, batch_size, name, total)
         click.echo(f"{name}: decoded {len(runs[name]):,} tokens in {seconds[name]:.1f} s", err=True)
-        if name == "+grammar" and grammar is not None:
-            grammar_inputs = {"constrained": grammar.constrained - before[0],
-                              "unconstrained": grammar.unconstrained - before[1]}
+        if name == "+grammar":
+            grammar_inputs = {"constrained": counts.get("grammar_constrained", 0),
+                              "unconstrained": counts.get("grammar_unconstrained", 0)}
     result = compare_configurations(runs, judge, covered, baseline="none", seconds=seconds)
     if grammar_inputs:
         result["grammar_inputs"] = grammar_inputs
@@ -384,7 +382,7 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
       tnforge sweep-lambda --model runs/s2s --data out/sample --seq-de runs/seq-de --voc-de runs/voc-de \\
           --lambdas 0,1,2,5,10,20 --out runs/sweep
     """
-    from tnforge.trainers.constraint_report import plot_sweep, sweep_markdown, sweep_rows
+    from tnforge.trainers.evaluation.comparison import plot_sweep, sweep_markdown, sweep_rows
 
     if not seq_de and not voc_de:
         raise click.UsageError("give --seq-de and/or --voc-de: there is nothing to weigh")
@@ -395,7 +393,7 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
     results, total = {}, _originals(files, split)
     for weight in weights:
         constraint, note = build_constraint(loaded, seq_de, voc_de, False, weight)
-        results[weight], seconds = _decode(loaded, files, split, constraint if weight else None, beam, batch_size,
+        results[weight], seconds, _counts = _decode(loaded, files, split, constraint if weight else None, beam, batch_size,
                                            f"λ={weight:g}", total)
         click.echo(f"λ={weight:g} ({note}): {len(results[weight]):,} tokens in {seconds:.1f} s", err=True)
     judge, note = _judge()
@@ -462,11 +460,11 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
     from tnforge.datasets import write_shard
     from tnforge.pipelines.negatives import run_negatives
     from tnforge.trainers.adversarial_loop import adversarial_loop, loop_markdown
-    from tnforge.trainers.constraints import VocabularyFilterConstraint
-    from tnforge.trainers.decoding import decode_files, hypotheses_table
-    from tnforge.trainers.dual_encoder_model import DualEncoderConfig
-    from tnforge.trainers.evaluation import evaluate
-    from tnforge.trainers.train_dual_encoder import DETrainConfig, train_dual_encoder
+    from tnforge.trainers.decoding.constraints import VocabularyFilterConstraint
+    from tnforge.trainers.decoding.decode import decode_files, hypotheses_table
+    from tnforge.trainers.dual_encoders.config import DualEncoderConfig
+    from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
+    from tnforge.trainers.evaluation.accuracy import evaluate
 
     _set_threads(threads)
     loaded = load_seq2seq(model, device)
@@ -483,7 +481,7 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
         constraint = None
         if previous is not None:
             constraint = VocabularyFilterConstraint(_scorer(str(previous), loaded.device, "vocabulary"), weight)
-        tables = [hypotheses_table(rows, ranked) for rows, ranked in
+        tables = [hypotheses_table(rows, ranked) for rows, ranked, _counts in
                   decode_files(loaded, train_files, split="train", beam=max(beam, top_k), top_k=top_k,
                                batch_size=batch_size, constraint=constraint, originals_only=True)]
         path = work / f"round-{round_index}" / "hypotheses.parquet"
@@ -503,7 +501,7 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
 
     def evaluate_round(round_index: int, run: Path) -> dict[str, Any]:
         scorer = _scorer(str(run), loaded.device, "vocabulary")
-        predictions, _ = _decode(loaded, eval_files, split, VocabularyFilterConstraint(scorer, weight), beam,
+        predictions, _, _counts = _decode(loaded, eval_files, split, VocabularyFilterConstraint(scorer, weight), beam,
                                  batch_size, f"round {round_index}", eval_total)
         result = evaluate(predictions, batch_judge=judge)
         return {"errors": len(result["errors"]), "error_rate": 1 - result["tokens"]["accuracy"],

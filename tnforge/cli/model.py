@@ -55,8 +55,8 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
 
     from tnforge import schemas
     from tnforge.datasets import write_shard
-    from tnforge.trainers.data import count_rows
-    from tnforge.trainers.decoding import decode_files, hypotheses_table
+    from tnforge.trainers.decoding.decode import decode_files, hypotheses_table
+    from tnforge.trainers.seq2seq.data import count_rows
 
     loaded = load_seq2seq(model, device, threads)
     constraint, constraint_note = build_constraint(loaded, seq_de, voc_de, grammar_constraint, weight)
@@ -78,7 +78,7 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
         pending, pending_rows = [], 0
 
     try:
-        for rows, ranked in decode_files(loaded, files, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
+        for rows, ranked, _counts in decode_files(loaded, files, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
                                          on_batch=bar.update, originals_only=not copies, constraint=constraint):
             table = hypotheses_table(rows, ranked)
             pending.append(table)
@@ -112,8 +112,8 @@ def normalize(model: str, text: tuple[str, ...], beam: int, device: str, threads
     Example:
       tnforge normalize --model runs/s2s "Train 540 leaves at 4:45"
     """
-    from tnforge.trainers.decoding import decode_windows
-    from tnforge.trainers.text_tokenizer import sentence_windows, spoken, tokenize
+    from tnforge.trainers.decoding.decode import decode_windows
+    from tnforge.trainers.decoding.text_tokenizer import sentence_windows, spoken, tokenize
 
     tokens = tokenize(" ".join(text))
     if not tokens:
@@ -164,10 +164,10 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
       tnforge evaluate --model runs/s2s --data out/sample --split dev --report runs/s2s/eval-dev
       tnforge evaluate --model runs/s2s --data out/sample --split test --no-grammar
     """
-    from tnforge.trainers.data import count_rows
-    from tnforge.trainers.decoding import decode_files
-    from tnforge.trainers.evaluation import evaluate as score
-    from tnforge.trainers.evaluation import predictions_from_rows, to_markdown, write_report
+    from tnforge.trainers.decoding.decode import decode_files
+    from tnforge.trainers.evaluation.accuracy import evaluate as score
+    from tnforge.trainers.evaluation.accuracy import predictions_from_rows, to_markdown, write_report
+    from tnforge.trainers.seq2seq.data import count_rows
 
     judge, note = grammar_judges(grammar)
     loaded = load_seq2seq(model, device, threads)
@@ -176,7 +176,7 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     predictions: list[dict[str, Any]] = []
     bar = token_progress(count_rows(files, split, max_copies=1), "evaluate")
     try:
-        for rows, ranked in decode_files(loaded, files, split=split, beam=beam, top_k=1, batch_size=batch_size,
+        for rows, ranked, _counts in decode_files(loaded, files, split=split, beam=beam, top_k=1, batch_size=batch_size,
                                          on_batch=bar.update, originals_only=True, constraint=constraint):
             if "after" not in rows:
                 raise click.ClickException(f"{data}: no 'after' column: nothing to compare with")

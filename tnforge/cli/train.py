@@ -103,10 +103,11 @@ def seq2seq(data: str, out: str, device: str, resume: bool, epochs: int, max_min
     """
     from pathlib import Path
 
+    from tnforge.trainers.checkpoints import LAST
     from tnforge.trainers.devices import DeviceError
-    from tnforge.trainers.seq2seq_model import ModelConfig
-    from tnforge.trainers.train_seq2seq import LAST, TrainConfig
-    from tnforge.trainers.train_seq2seq import train as run_training
+    from tnforge.trainers.seq2seq.model import ModelConfig
+    from tnforge.trainers.seq2seq.train import TrainConfig
+    from tnforge.trainers.seq2seq.train import train as run_training
 
     if resume and not (Path(out) / LAST).is_file():
         raise click.ClickException(f"{out}: nothing to resume (no {LAST}); drop --resume to start a new run")

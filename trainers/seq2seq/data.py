@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import torch
 
 from tnforge import datasets
-from tnforge.trainers.vocab import BOS, EOS, PAD, Vocabulary
+from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, Vocabulary
 
 #: Readings with at least this many words are batched apart from the rest (see bucketed_batches).
 LONG_READING = 16

@@ -1,20 +1,6 @@
 """Plain text → corpus-style tokens → context windows, for normalizing raw sentences with a trained model.
-
-`tokenize` is a small rule-based approximation of the Sproat & Jaitly corpus tokenization:
-  * punctuation is split off as separate tokens ("leaves." → "leaves", ".");
-  * kept whole: times and numbers with separators (4:45, 3.5, 1,000, 1/2, 2011-11-11), currency amounts
-    ($3, £1.5), numbers with a unit or suffix glued on (3kg, 1980s, 21st, 50%), URLs and e-mail addresses,
-    domain names (google.com), dotted acronyms (U.S., D.C.), common abbreviations (Dr., Mr., etc.),
-    words with internal hyphens or apostrophes (e-mail, don't, Women's);
-  * a "Month D, YYYY" / "D Month YYYY" date becomes one token, as in the corpus.
-Limits: multi-word tokens other than those dates (e.g. "0.001251 g/cm3", "5 km") stay separate tokens;
-an abbreviation not in the short list loses its final period to a separate "." token; a sentence-final
-abbreviation keeps the period (no extra "." token). The corpus itself came from Google's internal
-tokenizer, so expect small differences on unusual text.
-
-Windows come from `tnforge.windows` (`window_input`, `sentence_windows`), the very functions the dataset
-build uses, so a raw sentence reaches the model exactly as the training examples did.
-"""
+`tokenize` approximates the Sproat & Jaitly corpus tokenization (rules and limits: docs/training.md); windows
+come from `tnforge.windows`, the very functions the dataset build uses."""
 
 from __future__ import annotations
 
@@ -48,7 +34,7 @@ _PATTERN = re.compile(
 
 
 def tokenize(text: str) -> list[str]:
-    """Split plain text into corpus-style tokens (see the module docstring for the rules and limits)."""
+    """Split plain text into corpus-style tokens (rules and limits: docs/training.md)."""
     tokens: list[str] = []
     for match in _PATTERN.finditer(text):
         token = match.group(0)

@@ -1,38 +1,18 @@
-"""Decoding constraints of Gokcen, Zhang & Sproat (2019) for the seq2seq beam search's constraint hook.
-
-* `SequenceDEConstraint`: at the STOP step only, STOP's log-probability + λ(s − 0.5), where s is the
-  sequence dual encoder's p(acceptable) of the hypothesis so far (the row's prefix, which is what STOP
-  would finish). Input vectors are encoded once per batch in `prepare`.
-* `VocabularyFilterConstraint`: every word's log-probability + λ(s − 1), where s = p(word may appear) is
-  computed once per input for the whole output vocabulary in `prepare` (one batched [B × V] scoring), so
-  the per-step cost is one tensor addition done by the beam search itself.
-* `GrammarConstraint`: a hard mask (−∞) of every unit that cannot continue a licensed reading, and of STOP
-  where the prefix is not a whole licensed reading: a trie of the covering grammar's readings of each input
-  (as output-vocabulary ids) for inputs of covered classes. Inputs whose class is unknown or not covered,
-  or with no licensed reading spellable in the output vocabulary, are left unconstrained (counted in
-  `unconstrained`). `<self>` and `sil` are allowed exactly where the grammar licenses them (PLAIN, PUNCT).
-
-Trivial outputs (`<self>`, `sil`) are judged by a dual encoder trained on trivial pairs too (its
-`judges_trivial`, see `tnforge.generators.trivial_confusions`): then "left as written" for `9 July 2009` is
-penalised like any wrong reading. A DE trained on non-trivial pairs only cannot judge them: for it they are
-exempt and count as s = 1 (no objection), which keeps both constraints from pushing a token away from a
-trivial reading. `exempt` overrides the choice.
-
-This module knows no grammar library: the grammar arrives as a callable `(before, cls) → word tuples`
-(the CLI passes `tnforge.grammars.reading_words`).
-"""
+"""The decoding constraints of Gokcen, Zhang & Sproat (2019): the sequence DE at STOP (+λ(s − 0.5)), the
+vocabulary filter on every word (+λ(s − 1)), and the covering grammar's hard mask; the grammar arrives as
+a callable `(before, cls) → word tuples`, so no grammar library is imported (docs/constraints.md)."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from typing import Any
 
 import torch
 
 from tnforge.schemas import NORM_CLOSE, NORM_OPEN, TRIVIAL_TARGETS
-from tnforge.trainers.beam_search import ConstraintBatch, DecodingConstraint, StepContext
-from tnforge.trainers.vocab import EOS, SPECIALS, UNK, Vocabulary
+from tnforge.trainers.decoding.hooks import BatchConstraint, ConstraintBatch, DecodingConstraint, StepContext
+from tnforge.trainers.seq2seq.vocab import EOS, SPECIALS, UNK, Vocabulary
 
 ReadingWords = Callable[[str, str | None], Collection[tuple[str, ...]]]
 #: Scores of aligned (encoded input, text) pairs; or [B, V] scores of tokens × words.
@@ -63,36 +43,49 @@ def exempt_outputs(scorer: Any, exempt: Collection[str] | None) -> frozenset[str
     return frozenset() if getattr(scorer, "judges_trivial", False) else TRIVIAL_TARGETS
 
 
-class SequenceDEConstraint(DecodingConstraint):
-    """STOP + λ(s − 0.5) with s the sequence DE's score of the finished hypothesis."""
+class _DualEncoderConstraint(DecodingConstraint):
+    """A constraint weighing a dual encoder's scores by λ (`weight`; 0 leaves every batch unconstrained)."""
 
     def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] | None = None):
         self.scorer = scorer
         self.weight = float(weight)
         self.exempt = exempt_outputs(scorer, exempt)
-        self._encoded: torch.Tensor | None = None
-        self._tokens: list[str] = []
 
-    def prepare(self, batch: ConstraintBatch) -> None:
-        self._tokens = batch_tokens(batch)
-        self._encoded = self.scorer.encode_inputs(self._tokens)
-        return None
+
+class SequenceDEConstraint(_DualEncoderConstraint):
+    """STOP + λ(s − 0.5) with s the sequence DE's score of the finished hypothesis."""
+
+    def for_batch(self, batch: ConstraintBatch) -> BatchConstraint:
+        if self.weight == 0:
+            return BatchConstraint(batch)
+        tokens = batch_tokens(batch)
+        return _SequenceDEBatch(batch, self, tokens, self.scorer.encode_inputs(tokens))
+
+
+class _SequenceDEBatch(BatchConstraint):
+    """One batch of a `SequenceDEConstraint`: its tokens' input vectors, encoded once."""
+
+    def __init__(self, batch: ConstraintBatch, owner: SequenceDEConstraint, tokens: list[str],
+                 encoded: torch.Tensor):
+        super().__init__(batch)
+        self.owner = owner
+        self.tokens = tokens
+        self.encoded = encoded
 
     def stop_scores(self, context: StepContext) -> torch.Tensor | None:
-        if self._encoded is None or self.weight == 0:
-            return None
+        scorer = self.owner.scorer
         texts = context.texts()
-        rows = context.rows.to(self._encoded.device)
-        u = self._encoded.index_select(0, rows)
-        if getattr(self.scorer, "needs_befores", False):
-            tokens = [self._tokens[i] for i in context.rows.tolist()]
-            scores = self.scorer.score_encoded(u, texts, tokens).float()
+        rows = context.rows.to(self.encoded.device)
+        u = self.encoded.index_select(0, rows)
+        if getattr(scorer, "needs_befores", False):
+            tokens = [self.tokens[i] for i in context.rows.tolist()]
+            scores = scorer.score_encoded(u, texts, tokens).float()
         else:
-            scores = self.scorer.score_encoded(u, texts).float()
-        exempt = [i for i, text in enumerate(texts) if text in self.exempt or not text]
+            scores = scorer.score_encoded(u, texts).float()
+        exempt = [i for i, text in enumerate(texts) if text in self.owner.exempt or not text]
         if exempt:
             scores[exempt] = 1.0  # exempt readings: the DE has no objection (as for the vocabulary filter)
-        bonus = self.weight * (scores - 0.5)
+        bonus = self.owner.weight * (scores - 0.5)
         return bonus.to(context.prefixes.device)
 
 
@@ -101,23 +94,18 @@ def vocabulary_words(vocab: Vocabulary) -> list[str]:
     return list(vocab.symbols)
 
 
-class VocabularyFilterConstraint(DecodingConstraint):
+class VocabularyFilterConstraint(_DualEncoderConstraint):
     """Each unit's log-probability + λ(s − 1), s = p(word may appear) scored once per input for the vocabulary."""
 
-    def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] | None = None):
-        self.scorer = scorer
-        self.weight = float(weight)
-        self.exempt = exempt_outputs(scorer, exempt)
-
-    def prepare(self, batch: ConstraintBatch) -> torch.Tensor | None:
+    def for_batch(self, batch: ConstraintBatch) -> BatchConstraint:
         if self.weight == 0:
-            return None
+            return BatchConstraint(batch)
         words = vocabulary_words(batch.output_vocab)
         scores = self.scorer.score_matrix(batch_tokens(batch), words).float()
         added = self.weight * (scores - 1.0)
         neutral = [i for i, word in enumerate(words) if i < len(SPECIALS) or word in self.exempt]
         added[:, neutral] = 0.0
-        return added.to(batch.device)
+        return BatchConstraint(batch, added=added.to(batch.device))
 
 
 class _Trie:
@@ -150,11 +138,8 @@ class GrammarConstraint(DecodingConstraint):
         self.max_length = max_length
         self.classes = None if classes is None else frozenset(classes)
         self.any_class = any_class
-        self._cache: OrderedDict[tuple[str, str | None, int], _Trie | None] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str | None, int], _Trie | None] = OrderedDict()  # a pure memo
         self._cache_size = cache_size
-        self._tries: list[_Trie | None] = []
-        self.unconstrained = 0  # inputs of covered classes left free: no licensed reading spellable
-        self.constrained = 0
 
     def _trie(self, before: str, cls: str | None, vocab: Vocabulary) -> _Trie | None:
         key = (before, cls, id(vocab))
@@ -177,24 +162,34 @@ class GrammarConstraint(DecodingConstraint):
             return self.any_class
         return self.classes is None or cls in self.classes
 
-    def prepare(self, batch: ConstraintBatch) -> None:
+    def for_batch(self, batch: ConstraintBatch) -> BatchConstraint:
         tokens = batch_tokens(batch)
         classes = batch.classes or [None] * len(tokens)
-        self._tries = []
+        tries: list[_Trie | None] = []
+        constrained = unconstrained = 0  # unconstrained: inputs of covered classes with no spellable reading
         for before, cls in zip(tokens, classes, strict=True):
             trie = None
             if self.applies_to(cls):
                 trie = self._trie(before, cls, batch.output_vocab)
                 if trie is None:
-                    self.unconstrained += 1
+                    unconstrained += 1
                 else:
-                    self.constrained += 1
-            self._tries.append(trie)
-        return None
+                    constrained += 1
+            tries.append(trie)
+        return _GrammarBatch(batch, tries, {"grammar_constrained": constrained,
+                                            "grammar_unconstrained": unconstrained})
+
+
+class _GrammarBatch(BatchConstraint):
+    """One batch of a `GrammarConstraint`: the licensed-reading trie of each input (None: left free)."""
+
+    def __init__(self, batch: ConstraintBatch, tries: list[_Trie | None], counts: dict[str, int]):
+        super().__init__(batch, counts=counts)
+        self.tries = tries
 
     def step_scores(self, context: StepContext) -> tuple[torch.Tensor | None, torch.Tensor | None]:
         rows = context.rows.tolist()
-        tries = [self._tries[r] for r in rows]
+        tries = [self.tries[r] for r in rows]
         if all(trie is None for trie in tries):
             return None, None
         vocab_size = len(context.output_vocab)
@@ -219,13 +214,3 @@ class GrammarConstraint(DecodingConstraint):
         if allow_rows:
             mask[allow_rows, allow_cols] = False
         return None, mask.to(device)
-
-
-def combine(constraints: Sequence[DecodingConstraint | None]) -> DecodingConstraint | None:
-    """One constraint from several (None entries dropped); None when there is none."""
-    from tnforge.trainers.beam_search import CombinedConstraint
-
-    present = [c for c in constraints if c is not None]
-    if not present:
-        return None
-    return present[0] if len(present) == 1 else CombinedConstraint(present)

@@ -4,7 +4,6 @@ early stopping), on CPU or CUDA (mixed precision), with checkpoints, resume, JSO
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Iterator
@@ -16,15 +15,22 @@ import torch
 from torch import nn
 
 from tnforge.schemas import TRIVIAL_TARGETS
-from tnforge.trainers.checkpoints import BEST, LAST, LoadedModel, load_checkpoint, save_checkpoint
+from tnforge.trainers.checkpoints import BEST, LAST, load_checkpoint
 from tnforge.trainers.config_dicts import known_fields
-from tnforge.trainers.data import bucketed_batches, count_rows, example_files, iter_texts
-from tnforge.trainers.decoding import decode_batch
+from tnforge.trainers.decoding.decode import decode_batch
 from tnforge.trainers.devices import resolve_device, seed_everything
-from tnforge.trainers.seq2seq_model import ModelConfig, Seq2Seq
-from tnforge.trainers.vocab import PAD, Vocabulary, input_vocabulary, output_vocabulary, vocabulary_from_dict
+from tnforge.trainers.runs import METRICS, TrainResult, log_metrics
+from tnforge.trainers.seq2seq.data import bucketed_batches, count_rows, example_files, iter_texts
+from tnforge.trainers.seq2seq.loading import FORMAT, LoadedModel, save_seq2seq
+from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
+from tnforge.trainers.seq2seq.vocab import (
+    PAD,
+    Vocabulary,
+    input_vocabulary,
+    output_vocabulary,
+    vocabulary_from_dict,
+)
 
-METRICS = "metrics.jsonl"
 PLOT = "training.png"
 #: Options that a resumed run takes from the new command line instead of the checkpoint.
 RESUME_OVERRIDES = ("epochs", "max_minutes", "device", "threads", "progress", "patience")
@@ -72,23 +78,6 @@ class TrainConfig:
         return cls(**values, model=ModelConfig.from_dict(data.get("model", {})))
 
 
-@dataclass
-class TrainResult:
-    """A training run's outcome: its folder, epochs and steps done, seconds, best dev record, why it stopped."""
-
-    run: Path
-    epochs: int
-    steps: int
-    seconds: float
-    best: dict[str, Any]
-    stopped: str
-
-
-def _log(path: Path, record: dict[str, Any]) -> None:
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record, sort_keys=True) + "\n")
-
-
 def build_vocabularies(config: TrainConfig, train_files: list[Path]) -> tuple[Vocabulary, Vocabulary, int]:
     """Input and output vocabularies from the train split (streamed), and the longest reading in units."""
     def texts(column: str) -> Iterator[str]:
@@ -116,7 +105,7 @@ def evaluate_dev(model: Seq2Seq, files: list[Path], input_vocab: Vocabulary, out
         logits = model(moved.source, moved.source_lengths, moved.target_in)
         loss_sum += float(criterion(logits.float().flatten(0, 1), moved.target_out.flatten()))
         tokens += int((moved.target_out != PAD).sum())
-        for gold, ranked in zip(batch.rows["after"], decode_batch(loaded, batch, beam=1, top_k=1), strict=True):
+        for gold, ranked in zip(batch.rows["after"], decode_batch(loaded, batch, beam=1, top_k=1)[0], strict=True):
             hit = bool(ranked) and ranked[0][0] == gold
             correct += hit
             if gold not in TRIVIAL_TARGETS:
@@ -150,7 +139,7 @@ def train(config: TrainConfig, resume: bool = False) -> TrainResult:
 
     state: dict[str, Any] = {}
     if resume:
-        payload = load_checkpoint(run / LAST, "cpu")
+        payload = load_checkpoint(run / LAST, FORMAT, "cpu")
         saved = TrainConfig.from_dict(payload["config"])
         for name in RESUME_OVERRIDES:
             setattr(saved, name, getattr(config, name))
@@ -202,12 +191,12 @@ def train(config: TrainConfig, resume: bool = False) -> TrainResult:
             bad_evals = 0
         else:
             bad_evals += 1
-        _log(run / METRICS, {"event": "dev", "step": step, "epoch": epoch, **metrics,
+        log_metrics(run / METRICS, {"event": "dev", "step": step, "epoch": epoch, **metrics,
                              "lr": optimizer.param_groups[0]["lr"], "best": improved})
         snap = snapshot()
-        save_checkpoint(run / LAST, model, input_vocab, output_vocab, config.to_dict(), snap)
+        save_seq2seq(run / LAST, model, input_vocab, output_vocab, config.to_dict(), snap)
         if improved:
-            save_checkpoint(run / BEST, model, input_vocab, output_vocab, config.to_dict(), {"best": best})
+            save_seq2seq(run / BEST, model, input_vocab, output_vocab, config.to_dict(), {"best": best})
         return bad_evals >= config.patience
 
     from tnforge.progress import progress_bar
@@ -249,7 +238,7 @@ def train(config: TrainConfig, resume: bool = False) -> TrainResult:
                 speed = window_examples / max(time.monotonic() - window_start, 1e-9)
                 record = {"event": "train", "step": step, "epoch": epoch, "loss": window_loss / window_examples,
                           "examples_per_s": speed, "lr": optimizer.param_groups[0]["lr"]}
-                _log(run / METRICS, record)
+                log_metrics(run / METRICS, record)
                 bar.set_postfix(loss=f"{record['loss']:.3f}", ex_s=f"{speed:.0f}")
                 window_loss, window_examples, window_start = 0.0, 0, time.monotonic()
             out_of_time = time.monotonic() - started >= budget

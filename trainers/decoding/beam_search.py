@@ -1,109 +1,18 @@
-"""Batched beam search over every input of a batch at once, with a constraint hook and top-k output.
-
-All inputs of a batch advance together as a [inputs × beam] block of decoder rows. At every step each live
-hypothesis offers its STOP extension as a finished candidate, and the best `beam` non-STOP extensions per
-input live on. Each input keeps its best `keep` finished hypotheses (ranked by total log-probability plus
-constraint scores); an input leaves the block as soon as no live hypothesis can still beat its
-`keep`-th finished one (exact when constraint scores are never positive). Trivial tokens (`<self>`, `sil`)
-therefore finish after two steps and stop costing anything.
-
-The constraint hook (`DecodingConstraint`) lets other models and grammars steer the search:
-  prepare(batch)        once per batch: may return a [batch, vocab] additive score tensor (−inf forbids a
-                        unit for that input), added at every step;
-  step_scores(context)  per step: an additive [rows, vocab] tensor and/or a boolean [rows, vocab] mask
-                        (True = forbidden) for the live hypotheses, given their prefixes;
-  stop_scores(context)  per step: a [rows] additive score for ending each live hypothesis here (the full
-                        hypothesis is the row's prefix), e.g. λ·(s − 0.5) from a dual encoder.
-"""
+"""Batched beam search over every input of a batch at once ([inputs × beam] decoder rows), with top-k
+output, an early exit per input once no live hypothesis can beat its kept ones, and a batch's constraint
+(`hooks.BatchConstraint`) adding scores, masks and STOP bonuses (docs/training.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
-from tnforge.trainers.seq2seq_model import Seq2Seq
-from tnforge.trainers.vocab import BOS, EOS, PAD, UNK, Vocabulary
+from tnforge.trainers.decoding.hooks import BatchConstraint, StepContext
+from tnforge.trainers.seq2seq.model import Seq2Seq
+from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, UNK
 
 NEG_INF = float("-inf")
-
-
-@dataclass
-class ConstraintBatch:
-    """What a constraint sees once per batch."""
-
-    inputs: list[str]  # the windows (`… <norm> token </norm> …`)
-    befores: list[str] | None  # the tokens, when known
-    classes: list[str | None] | None  # semiotic classes, when known
-    output_vocab: Vocabulary
-    device: torch.device
-
-
-@dataclass
-class StepContext:
-    """What a constraint sees at each step: the live rows and their prefixes."""
-
-    step: int  # 0 = choosing the first output unit
-    rows: torch.Tensor  # [R] index of each row's input in the batch (as given to prepare)
-    prefixes: torch.Tensor  # [R, step] output ids chosen so far (no BOS)
-    output_vocab: Vocabulary
-    _texts: list[str] | None = field(default=None, repr=False)
-
-    def texts(self) -> list[str]:
-        """The prefixes as text (computed once, on demand)."""
-        if self._texts is None:
-            self._texts = [self.output_vocab.decode(row) for row in self.prefixes.tolist()]
-        return self._texts
-
-
-class DecodingConstraint:
-    """Base class of decoding constraints; every method defaults to 'no change'. Override what you need."""
-
-    def prepare(self, batch: ConstraintBatch) -> torch.Tensor | None:
-        """Once per batch. Return None or a [len(batch.inputs), vocab] float tensor added at every step."""
-        return None
-
-    def step_scores(self, context: StepContext) -> tuple[torch.Tensor | None, torch.Tensor | None]:
-        """Per step: (additive [R, vocab] scores or None, boolean [R, vocab] mask or None; True = forbidden)."""
-        return None, None
-
-    def stop_scores(self, context: StepContext) -> torch.Tensor | None:
-        """Per step: None or a [R] score added to ending each row's hypothesis (its prefix) here."""
-        return None
-
-
-class CombinedConstraint(DecodingConstraint):
-    """Several constraints applied together (their scores add up, their masks combine)."""
-
-    def __init__(self, constraints: Sequence[DecodingConstraint]):
-        self.constraints = list(constraints)
-
-    def prepare(self, batch: ConstraintBatch) -> torch.Tensor | None:
-        total = None
-        for constraint in self.constraints:
-            scores = constraint.prepare(batch)
-            if scores is not None:
-                total = scores if total is None else total + scores
-        return total
-
-    def step_scores(self, context: StepContext) -> tuple[torch.Tensor | None, torch.Tensor | None]:
-        total = mask = None
-        for constraint in self.constraints:
-            scores, forbidden = constraint.step_scores(context)
-            if scores is not None:
-                total = scores if total is None else total + scores
-            if forbidden is not None:
-                mask = forbidden if mask is None else mask | forbidden
-        return total, mask
-
-    def stop_scores(self, context: StepContext) -> torch.Tensor | None:
-        total = None
-        for constraint in self.constraints:
-            scores = constraint.stop_scores(context)
-            if scores is not None:
-                total = scores if total is None else total + scores
-        return total
 
 
 @dataclass
@@ -120,8 +29,7 @@ def beam_search(
     beam: int = 5,
     keep: int = 1,
     max_length: int = 40,
-    constraint: DecodingConstraint | None = None,
-    constraint_batch: ConstraintBatch | None = None,
+    constraint: BatchConstraint | None = None,
 ) -> list[list[Hypothesis]]:
     """The best `keep` finished hypotheses of each input (best first), found with beam width `beam`."""
     device = source.device
@@ -131,12 +39,8 @@ def beam_search(
     encoded, state = encoded.select(row_input), state.select(row_input)
     vocab_size = model.output.out_features
     prepared = None
-    if constraint is not None:
-        if constraint_batch is None:
-            raise ValueError("a constraint needs a ConstraintBatch")
-        prepared = constraint.prepare(constraint_batch)
-        if prepared is not None:
-            prepared = prepared.to(device=device, dtype=torch.float32)
+    if constraint is not None and constraint.added is not None:
+        prepared = constraint.added.to(device=device, dtype=torch.float32)
 
     scores = torch.full((n_inputs, beam), NEG_INF, device=device)
     scores[:, 0] = 0.0
@@ -153,7 +57,7 @@ def beam_search(
         logits, state = model.step(previous, state, encoded)
         log_probs = torch.log_softmax(logits.float(), dim=-1)
         rows = active.repeat_interleave(beam)
-        context = StepContext(step, rows, prefixes, constraint_batch.output_vocab) if constraint else None
+        context = StepContext(step, rows, prefixes, constraint.batch.output_vocab) if constraint else None
         if prepared is not None:
             log_probs = log_probs + prepared.index_select(0, rows)
         if constraint is not None:

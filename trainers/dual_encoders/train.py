@@ -9,7 +9,6 @@ AUC; `checkpoint.pt` (latest) and `best.pt` (best dev AUC); `metrics.jsonl`; see
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -20,29 +19,17 @@ import numpy as np
 import torch
 from torch import nn
 
-from tnforge import datasets
-from tnforge.hashing import unit_interval
 from tnforge.schemas import TRIVIAL_TARGETS
+from tnforge.trainers.checkpoints import BEST, LAST
 from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.devices import resolve_device, seed_everything
-from tnforge.trainers.dual_encoder_eval import nontrivial_mask, pair_metrics
-from tnforge.trainers.dual_encoder_model import (
-    BEST,
-    LAST,
-    DualEncoder,
-    DualEncoderConfig,
-    DualEncoderScorer,
-    Featurizer,
-    save_dual_encoder,
-)
-from tnforge.trainers.train_seq2seq import TrainResult
-
-METRICS = "metrics.jsonl"
-#: Dataset and output column of each dual encoder kind.
-SOURCES = {"sequence": ("pairs", "reading"), "vocabulary": ("vocab_pairs", "word")}
-#: Negative types each kind knows (the `--negatives` choices).
-NEGATIVE_TYPES = {"sequence": ("synthetic", "random", "topk"), "vocabulary": ("class", "global", "topk", "unread")}
-
+from tnforge.trainers.dual_encoders.config import DualEncoderConfig
+from tnforge.trainers.dual_encoders.features import Featurizer
+from tnforge.trainers.dual_encoders.metrics import nontrivial_mask, pair_metrics
+from tnforge.trainers.dual_encoders.model import DualEncoder
+from tnforge.trainers.dual_encoders.pairs import SOURCES, PairRows, load_pairs
+from tnforge.trainers.dual_encoders.scorer import DualEncoderScorer, save_dual_encoder
+from tnforge.trainers.runs import METRICS, TrainResult, log_metrics
 
 #: Dev figures that can select the best epoch (`DETrainConfig.select`).
 SELECTIONS = ("auc", "auc-nontrivial")
@@ -99,67 +86,11 @@ class DETrainConfig:
 
 
 @dataclass
-class PairRows:
-    """Labelled pairs of one split in memory (columns as lists)."""
-
-    befores: list[str]
-    outputs: list[str]
-    labels: list[int]
-    types: list[str]
-    classes: list[str]
-
-    def __len__(self) -> int:
-        return len(self.labels)
-
-
-def load_pairs(root: str, kind: str, split: str, negatives: tuple[str, ...] = (), ratio: float | None = None,
-               seed: int = 0, trivial: bool = True) -> PairRows:
-    """Stream one split's pairs: keep positives, negatives of the chosen types, at most `ratio` per positive;
-    without `trivial`, only the pairs that involve no trivial reading (`nontrivial_mask`)."""
-    dataset, column = SOURCES[kind]
-    columns = ["key", "class", "before", column, "label", "negative_type"]
-    rows = PairRows([], [], [], [], [])
-    keys: list[int] = []
-    for batch in datasets.iter_batches(root, dataset, split, columns=columns):
-        data = batch.to_pydict()
-        for key, cls, before, output, label, kind_of in zip(data["key"], data["class"], data["before"], data[column],
-                                                             data["label"], data["negative_type"], strict=True):
-            if label == 0 and negatives and kind_of not in negatives:
-                continue
-            keys.append(key)
-            rows.befores.append(before)
-            rows.outputs.append(output)
-            rows.labels.append(int(label))
-            rows.types.append(kind_of or "positive")
-            rows.classes.append(cls)
-    if not trivial and rows.labels:
-        keep = np.flatnonzero(nontrivial_mask(rows.befores, rows.outputs, rows.labels)).tolist()
-        keys = [keys[i] for i in keep]
-        rows = PairRows(*([values[i] for i in keep] for values in
-                          (rows.befores, rows.outputs, rows.labels, rows.types, rows.classes)))
-    if ratio is not None and rows.labels:
-        positives = sum(rows.labels)
-        negative_count = len(rows.labels) - positives
-        if negative_count > ratio * positives:
-            share = ratio * positives / negative_count
-            draw = unit_interval(np.asarray(keys, dtype=np.uint64), seed=seed + 1)
-            keep = [i for i, label in enumerate(rows.labels) if label == 1 or draw[i] < share]
-            rows = PairRows(*([values[i] for i in keep] for values in
-                              (rows.befores, rows.outputs, rows.labels, rows.types, rows.classes)))
-    return rows
-
-
-@dataclass
 class DETrainResult(TrainResult):
     """A training run's outcome (see `TrainResult`) and how many train and dev pairs it used."""
 
     train_pairs: int
     dev_pairs: int
-
-
-def _log(path: Path, record: dict[str, Any]) -> None:
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record, sort_keys=True) + "\n")
 
 
 def _pack(featurizer: Featurizer, side: str, texts: list[str], device: torch.device) -> tuple[torch.Tensor,
@@ -254,7 +185,7 @@ def train_dual_encoder(config: DETrainConfig) -> DETrainResult:
         record = {"event": "dev", "epoch": epoch, "step": step, "loss": loss_sum / len(train_rows),
                   "auc": auc, "auc_nontrivial": metrics.get("nontrivial", {}).get("auc"),
                   "accuracy": metrics.get("accuracy"), "false_accept": metrics.get("false_accept"), "best": improved}
-        _log(run / METRICS, record)
+        log_metrics(run / METRICS, record)
         bar.set_postfix(loss=f"{record['loss']:.3f}", auc=f"{auc:.4f}")
         if improved:
             best, best_score = {**metrics, "epoch": epoch, "step": step, "selected_by": config.select}, score

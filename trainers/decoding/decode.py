@@ -1,24 +1,35 @@
-"""Decoding datasets and windows with a trained model: top-k hypotheses as text and as Parquet rows."""
+"""Decoding datasets and windows with a trained model: top-k hypotheses as text and as Parquet rows, and
+what the constraint did with each batch (its counts)."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import torch
 
 from tnforge import schemas
-from tnforge.trainers.beam_search import ConstraintBatch, DecodingConstraint, beam_search
-from tnforge.trainers.checkpoints import LoadedModel
-from tnforge.trainers.data import Batch, bucketed_batches, make_batch
+from tnforge.trainers.decoding.beam_search import beam_search
+from tnforge.trainers.decoding.hooks import ConstraintBatch, Counts, DecodingConstraint
+from tnforge.trainers.seq2seq.data import Batch, bucketed_batches, make_batch
+from tnforge.trainers.seq2seq.loading import LoadedModel
 
 #: Columns of an examples file that decoding carries through when present.
 DECODE_COLUMNS = ("key", "source", "sentence_id", "token_index", "copy", "class", "before", "after", "input")
 
 Ranked = list[tuple[str, float]]
+
+
+class DecodedBatch(NamedTuple):
+    """One decoded batch: its example rows (columns as lists), ranked readings per row, constraint counts."""
+
+    rows: dict[str, list]
+    ranked: list[Ranked]
+    counts: Counts
 
 
 def autocast(device: torch.device) -> contextlib.AbstractContextManager:
@@ -39,21 +50,21 @@ def decode_batch(
     top_k: int = 1,
     constraint: DecodingConstraint | None = None,
     max_length: int | None = None,
-) -> list[Ranked]:
-    """The `top_k` distinct best readings (text, score) of each row of a batch, best first."""
+) -> tuple[list[Ranked], Counts]:
+    """The `top_k` distinct best readings (text, score) of each row of a batch, best first, and the counts of
+    the batch's constraint (`{}` without one)."""
     vocab = loaded.output_vocab
     # Different piece sequences can spell the same text: keep spares so k distinct texts survive.
     spare = top_k * 2 if vocab.kind == "sentencepiece" else top_k
-    constraint_batch = None
+    per_batch = None
     if constraint is not None:
         rows = batch.rows
-        constraint_batch = ConstraintBatch(list(rows["input"]), rows.get("before"), rows.get("class"), vocab,
-                                           loaded.device)
+        per_batch = constraint.for_batch(ConstraintBatch(list(rows["input"]), rows.get("before"), rows.get("class"),
+                                                         vocab, loaded.device))
     batch = batch.to(loaded.device)
     with autocast(loaded.device):
         found = beam_search(loaded.model, batch.source, batch.source_lengths, beam=beam, keep=spare,
-                            max_length=max_length or max_output_length(loaded), constraint=constraint,
-                            constraint_batch=constraint_batch)
+                            max_length=max_length or max_output_length(loaded), constraint=per_batch)
     results: list[Ranked] = []
     for hypotheses in found:
         ranked: Ranked = []
@@ -66,7 +77,7 @@ def decode_batch(
             if len(ranked) == top_k:
                 break
         results.append(ranked)
-    return results
+    return results, ({} if per_batch is None else dict(per_batch.counts))
 
 
 def example_columns(files: Sequence[Path]) -> list[str]:
@@ -87,8 +98,8 @@ def decode_files(
     constraint: DecodingConstraint | None = None,
     on_batch: Callable[[int], None] | None = None,
     originals_only: bool = False,
-) -> Iterator[tuple[dict[str, list], list[Ranked]]]:
-    """Decode every row of examples files; yields (rows, ranked hypotheses) per batch.
+) -> Iterator[DecodedBatch]:
+    """Decode every row of examples files; yields (rows, ranked hypotheses, constraint counts) per batch.
 
     With `originals_only`, up-sampling copies (copy > 0) are skipped.
     """
@@ -102,10 +113,10 @@ def decode_files(
             if len(keep) < len(batch):
                 rows = {name: [values[i] for i in keep] for name, values in batch.rows.items()}
                 batch = make_batch(rows, loaded.input_vocab, None, int(loaded.config.get("max_input_length", 256)))
-        ranked = decode_batch(loaded, batch, beam=beam, top_k=top_k, constraint=constraint)
+        ranked, counts = decode_batch(loaded, batch, beam=beam, top_k=top_k, constraint=constraint)
         if on_batch:
             on_batch(len(batch))
-        yield batch.rows, ranked
+        yield DecodedBatch(batch.rows, ranked, counts)
 
 
 def hypotheses_table(rows: dict[str, list], ranked: Sequence[Ranked]) -> pa.Table:
@@ -134,6 +145,6 @@ def decode_windows(loaded: LoadedModel, windows: Sequence[str], beam: int = 5, b
     for start in range(0, len(windows), batch_size):
         chunk = list(windows[start: start + batch_size])
         batch = make_batch({"input": chunk}, loaded.input_vocab, None, max_input)
-        for ranked in decode_batch(loaded, batch, beam=beam, top_k=1, constraint=constraint):
+        for ranked in decode_batch(loaded, batch, beam=beam, top_k=1, constraint=constraint)[0]:
             readings.append(ranked[0][0] if ranked else schemas.SELF)
     return readings

@@ -15,7 +15,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from tnforge.trainers.config_dicts import known_fields
-from tnforge.trainers.vocab import PAD
+from tnforge.trainers.seq2seq.vocab import PAD
 
 
 @dataclass

@@ -1,0 +1,1 @@
+"""Evaluating decoded readings: accuracy per class with judged errors, configuration comparisons, significance."""

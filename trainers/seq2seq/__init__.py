@@ -1,0 +1,1 @@
+"""The attention seq2seq normalizer: vocabularies, batches from Parquet, the network, training and loading."""
