@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 from tnforge import schemas
 from tnforge.datasets import MANIFEST, dataset_files, dataset_path, shard_name, write_shard
 from tnforge.filesystems import write_atomically
-from tnforge.generators.input_negatives import GENERATOR_VERSION, KINDS, Positive, Settings, input_pairs
+from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, input_pairs
 from tnforge.generators.licensing import Licenser, resolve_grammar
 from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import DEFAULT_CAP
@@ -42,6 +42,7 @@ from tnforge.generators.vocab_pairs import vocab_table
 from tnforge.hashing import stable_hash64
 from tnforge.pipelines.build_steps import count_pairs, pair_keys
 from tnforge.pipelines.runner import make_pipeline, pipeline_options
+from tnforge.schemas.negative_kinds import KINDS
 
 #: Work units: inputs are spread over this many buckets by a stable hash of `before`.
 BUCKETS = 32
