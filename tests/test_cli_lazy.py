@@ -89,3 +89,9 @@ def test_lazy_module_is_imported_only_when_its_command_runs(tmp_path, monkeypatc
     assert "lazy_probe_cmd" in sys.modules
     assert CliRunner().invoke(group, ["absent"]).exit_code == 2
     assert CliRunner().invoke(group, ["direct"]).output == "direct\n"
+
+
+def test_data_command_help_imports_nothing_heavy():
+    for command in (["build"], ["negatives"], ["validate"], ["grammar"], ["grammar", "coverage"]):
+        text, heavy = _imported_after([*command, "--help"])
+        assert "Usage: " in text and heavy == set(), command
