@@ -43,9 +43,10 @@ def main() -> None:
 
     import pynini
 
+    from tnforge.gold_pairs import read_corpus_pairs
     from tnforge.grammars import lattice as lattice_module
     from tnforge.grammars.corruptions import corruptions
-    from tnforge.grammars.coverage import NUMBER_CLASSES, measure_coverage, read_corpus_pairs
+    from tnforge.grammars.coverage import NUMBER_CLASSES, measure_coverage
     from tnforge.grammars.grammar import Grammar
 
     figures: dict[str, object] = {"pynini": pynini.__version__}

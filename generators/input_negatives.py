@@ -17,12 +17,12 @@ from tnforge.generators.random_association import global_draws, within_class
 from tnforge.generators.reading_edits import generic_edits, meaning_substitutions
 from tnforge.generators.suffix_confusions import suffix_confusions
 from tnforge.generators.topk import Hypothesis, topk_candidates
-from tnforge.generators.trivial_confusions import UNREAD, is_trivial, trivial_confusions, unread
+from tnforge.generators.trivial_confusions import is_trivial, trivial_confusions, unread
 from tnforge.generators.vocab_pairs import VocabGroup, positive_words, topk_words
 from tnforge.hashing import stable_hash64
 from tnforge.schemas import SELF
+from tnforge.schemas.negative_kinds import RANDOM, SYNTHETIC, TOPK, UNREAD
 
-KINDS = ("synthetic", "random", "topk")
 GENERATOR_VERSION = "negatives-1"
 
 
@@ -48,7 +48,7 @@ class PairRow(NamedTuple):
 
 @dataclass(frozen=True)
 class Settings:
-    """What to generate: kinds (subset of KINDS), ratio (None = all), cap per input, seed; with `trivial`,
+    """What to generate: kinds (subset of negative_kinds.KINDS), ratio (None = all), cap per input, seed; with `trivial`,
     inputs whose reading is trivial get pairs too and other inputs an "unread" (`<self>`) negative."""
 
     kinds: frozenset[str]
@@ -76,13 +76,13 @@ def _plan(
     a trivial reading its trivial confusions instead), random half (within-class and global draws)."""
     kinds = settings.kinds
     cls, reading = positive.semiotic_class, positive.after
-    synthetic = (wanted + 1) // 2 if "random" in kinds else wanted
-    synthetic = synthetic if "synthetic" in kinds else 0
-    randoms = wanted - synthetic if "random" in kinds else 0
+    synthetic = (wanted + 1) // 2 if RANDOM in kinds else wanted
+    synthetic = synthetic if SYNTHETIC in kinds else 0
+    randoms = wanted - synthetic if RANDOM in kinds else 0
     plan: list[tuple[Iterator[tuple[str, str, str]], int]] = []
-    if "synthetic" in kinds and is_trivial(reading):
+    if SYNTHETIC in kinds and is_trivial(reading):
         plan.append((trivial_confusions(before, reading), synthetic))
-    elif "synthetic" in kinds:
+    elif SYNTHETIC in kinds:
         if settings.trivial and synthetic > 0:
             plan.append((unread(before), 1))
             synthetic -= 1
@@ -93,7 +93,7 @@ def _plan(
             (suffix_confusions(before, context, base), suffix),
             (generic_edits(reading, cls, context, base), synthetic - meaning - suffix),
         ]
-    if "random" in kinds:
+    if RANDOM in kinds:
         within = (randoms + 1) // 2
         plan += [(within_class(cls, context, base), within), (global_draws(context, base), randoms - within)]
     return plan
@@ -119,7 +119,7 @@ def input_pairs(
         pairs.extend(PairRow(split, p.semiotic_class, before, p.after, 1, "", "", p.key) for p in here)
         seen: set[str] = set()
         wrong_hypotheses = []
-        if "topk" in kinds and hypotheses:
+        if TOPK in kinds and hypotheses:
             for reading, kind, subtype, hypothesis in take(
                 topk_candidates(list(hypotheses), split), settings.cap, forbidden, seen
             ):
@@ -141,7 +141,7 @@ def input_pairs(
             by_class.setdefault(positive.semiotic_class, []).append(positive.after)
         for cls, readings in by_class.items():
             words = positive_words(readings)
-            listed = [(word, "topk") for word in topk_words(wrong_hypotheses, forbidden_words, settings.cap)]
+            listed = [(word, TOPK) for word in topk_words(wrong_hypotheses, forbidden_words, settings.cap)]
             unlisted = SELF not in forbidden_words and all(word != SELF for word, _ in listed)
             if settings.trivial and unlisted and not all(map(is_trivial, readings)):
                 listed.insert(0, (SELF, UNREAD))

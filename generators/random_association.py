@@ -7,8 +7,7 @@ from collections.abc import Iterator
 
 from tnforge.generators.negative_context import SplitContext
 from tnforge.generators.negative_sampling import rotation_parameters, round_robin
-
-RANDOM = "random"
+from tnforge.schemas.negative_kinds import CLASS, GLOBAL, RANDOM
 
 
 def draws(pool: tuple[str, ...], base: int, salt: int, subtype: str) -> Iterator[tuple[str, str, str]]:
@@ -23,12 +22,12 @@ def draws(pool: tuple[str, ...], base: int, salt: int, subtype: str) -> Iterator
 
 def within_class(semiotic_class: str, context: SplitContext, base: int) -> Iterator[tuple[str, str, str]]:
     """Readings of other inputs of the same class in the split."""
-    return draws(context.class_pools.get(semiotic_class, ()), base, 0xC1A55, "class")
+    return draws(context.class_pools.get(semiotic_class, ()), base, 0xC1A55, CLASS)
 
 
 def global_draws(context: SplitContext, base: int) -> Iterator[tuple[str, str, str]]:
     """Readings of any other input in the split."""
-    return draws(context.global_pool, base, 0x610BA1, "global")
+    return draws(context.global_pool, base, 0x610BA1, GLOBAL)
 
 
 def random_association(semiotic_class: str, context: SplitContext, base: int) -> Iterator[tuple[str, str, str]]:

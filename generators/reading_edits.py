@@ -17,8 +17,8 @@ from itertools import repeat
 from tnforge.generators import word_categories as wc
 from tnforge.generators.negative_context import SplitContext
 from tnforge.generators.negative_sampling import rotation, round_robin
+from tnforge.schemas.negative_kinds import SYNTHETIC
 
-SYNTHETIC = "synthetic"
 Candidate = tuple[str, str, str]
 
 

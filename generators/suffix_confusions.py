@@ -11,8 +11,7 @@ from collections.abc import Iterator
 
 from tnforge.generators.negative_context import SUFFIX_MAX, SplitContext
 from tnforge.generators.negative_sampling import rotation
-
-SYNTHETIC = "synthetic"
+from tnforge.schemas.negative_kinds import SYNTHETIC
 
 
 def suffix_confusions(before: str, context: SplitContext, base: int) -> Iterator[tuple[str, str, str]]:

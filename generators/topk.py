@@ -18,8 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tnforge import schemas
-
-TOPK = "topk"
+from tnforge.schemas.negative_kinds import TOPK
 
 
 class Hypothesis(NamedTuple):

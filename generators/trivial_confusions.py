@@ -13,11 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tnforge.schemas import SELF, SIL, TRIVIAL_TARGETS
-
-SYNTHETIC = "synthetic"
-UNREAD = "unread"
-SPELLED = "spelled"
-VOICED = "voiced"
+from tnforge.schemas.negative_kinds import SPELLED, SYNTHETIC, UNREAD, VOICED
 
 
 def is_trivial(reading: str) -> bool:

@@ -21,6 +21,7 @@ from tnforge import schemas
 from tnforge.generators.negative_context import SplitContext, context_for
 from tnforge.generators.pair_keys import compose, group_hash, string_hashes, type_hash
 from tnforge.hashing import mix64
+from tnforge.schemas.negative_kinds import CLASS, GLOBAL
 
 _DRAW_SALT = np.uint64(0x70CA5EED)
 
@@ -120,12 +121,12 @@ def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContex
         words = pa.concat_arrays([pa.array(listed_word, type=pa.string()), vocabulary.take(pa.array(drawn_word))])
         types = pa.concat_arrays([
             pa.array(listed_type, type=pa.string()),
-            pa.array(np.where(drawn_class, "class", "global").tolist(), type=pa.string()),
+            pa.array(np.where(drawn_class, CLASS, GLOBAL).tolist(), type=pa.string()),
         ])
         word_hashes = np.concatenate([string_hashes(listed_word), context.vocab_hashes[drawn_word]])
         type_hashes = np.concatenate([
             np.array([type_hash(t) for t in listed_type], dtype=np.uint64),
-            np.where(drawn_class, np.uint64(type_hash("class")), np.uint64(type_hash("global"))).astype(np.uint64),
+            np.where(drawn_class, np.uint64(type_hash(CLASS)), np.uint64(type_hash(GLOBAL))).astype(np.uint64),
         ])
         labels = np.concatenate([np.array(listed_label, dtype=np.int8), np.zeros(len(drawn_word), dtype=np.int8)])
         take = pa.array(group_index)

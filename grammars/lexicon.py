@@ -75,3 +75,10 @@ def learn(g: Grammar, pairs: Iterable[tuple[str, str, str, int]]) -> list[Candid
         Candidate(table, symbol, spoken, form, count, (table, symbol, spoken, form) not in uncovered)
         for (table, symbol, spoken, form), count in counts.most_common()
     ]
+
+
+def candidates_tsv(candidates: Iterable[Candidate]) -> str:
+    """Candidates as a TSV file for review: table, symbol, spoken, number, count, covered."""
+    lines = ["table\tsymbol\tspoken\tnumber\tcount\tcovered"]
+    lines += [f"{c.table}\t{c.symbol}\t{c.spoken}\t{c.number}\t{c.count}\t{str(c.covered).lower()}" for c in candidates]
+    return "\n".join(lines) + "\n"

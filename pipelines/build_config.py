@@ -1,8 +1,14 @@
-"""The options of a dataset build, with their defaults (also settable from a TOML config file)."""
+"""The options of a dataset build, with their defaults (also settable from a TOML config file).
+
+The CLI's `tnforge build` options read their defaults from BuildConfig; the sampling ones come from
+SamplingOptions, written once.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from importlib import resources
 
 from tnforge.generators.sampling import SamplingOptions
 from tnforge.splits import SplitRule
@@ -10,6 +16,8 @@ from tnforge.windows import DEFAULT_WIDTH
 
 #: Rows per shard the automatic shard count aims at.
 ROWS_PER_SHARD = 1_000_000
+_SAMPLING = SamplingOptions()
+_SPLIT = SplitRule("hash")
 
 
 @dataclass(frozen=True)
@@ -19,13 +27,13 @@ class BuildConfig:
     inputs: tuple[str, ...]
     out: str
     split: str = "auto"  # auto | standard | hash | none (auto is resolved before the build runs)
-    split_ratios: tuple[float, float, float] = (0.9, 0.05, 0.05)
+    split_ratios: tuple[float, float, float] = _SPLIT.ratios
     window: int = DEFAULT_WIDTH
-    trivial_fraction: float = 0.10
-    measure_min_count: int = 100
-    cardinal_min_value: int = 1_000_000
-    cardinal_target: int = 10_000
-    seed: int = 0
+    trivial_fraction: float = _SAMPLING.trivial_fraction
+    measure_min_count: int = _SAMPLING.measure_min_count
+    cardinal_min_value: int = _SAMPLING.cardinal_min_value
+    cardinal_target: int = _SAMPLING.cardinal_target
+    seed: int = _SAMPLING.seed
     shards: int = 0  # 0 = automatic, from the input size
     max_token_chars: int = 4096
     pipeline_args: tuple[str, ...] = field(default_factory=tuple)
@@ -55,3 +63,20 @@ class BuildConfig:
 def auto_shards(total_input_bytes: int) -> int:
     """Shard count from input size: about a million example rows (≈ 200 MB of TSV) per shard."""
     return max(1, min(1024, round(total_input_bytes / 200e6)))
+
+
+def bundled_sample() -> str:
+    """Path of the sample corpus shipped with tnforge (what a build without inputs reads)."""
+    return str(resources.files("tnforge") / "data" / "sample.tsv")
+
+
+def parse_split_ratios(value: str | Sequence[float]) -> tuple[float, float, float]:
+    """"0.9,0.05,0.05" (or three numbers) → train, dev, test shares; a ValueError unless three non-negative
+    numbers summing to 1."""
+    try:
+        parts = [float(x) for x in (value.split(",") if isinstance(value, str) else value)]
+    except ValueError as error:
+        raise ValueError(f"{value!r}: give three numbers like 0.9,0.05,0.05") from error
+    if len(parts) != 3 or any(p < 0 for p in parts) or abs(sum(parts) - 1) > 1e-6:
+        raise ValueError(f"{value!r}: three non-negative numbers summing to 1, like 0.9,0.05,0.05")
+    return (parts[0], parts[1], parts[2])

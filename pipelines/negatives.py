@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tnforge.datasets import by_split, dataset_files
-from tnforge.generators.input_negatives import GENERATOR_VERSION, KINDS, Positive, Settings, input_pairs
+from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, input_pairs
 from tnforge.generators.licensing import Licenser, resolve_grammar
 from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import DEFAULT_CAP
@@ -40,6 +40,7 @@ from tnforge.manifest import update_section
 from tnforge.pipelines.build_steps import count_pairs, pair_keys
 from tnforge.pipelines.runner import make_pipeline, pipeline_options
 from tnforge.pipelines.writer import WriteDataset
+from tnforge.schemas.negative_kinds import KINDS
 
 #: Work units: inputs are spread over this many buckets by a stable hash of `before`.
 BUCKETS = 32

@@ -27,8 +27,6 @@ TRIVIAL_TOLERANCE = 0.005
 REPORTED_TOLERANCE = 1e-6
 #: How far (relative) below the configured ratio the budgeted negatives per positive may fall.
 RATIO_TOLERANCE = 0.10
-#: Negative kinds the generator takes as found rather than by the ratio budget.
-UNBUDGETED_KINDS = frozenset({"topk"})
 #: Datasets whose files sit in split folders (all but rejects and hypotheses).
 SPLIT_DATASETS = frozenset({"examples", "sentences", "positive_pairs", "pairs", "vocab_pairs"})
 #: Split pairs checked for leakage: (later split, earlier split); the rate is relative to the first.

@@ -15,8 +15,9 @@ from click.testing import CliRunner
 pytest.importorskip("pynini")
 
 from tnforge import grammars  # noqa: E402
+from tnforge.gold_pairs import read_corpus_pairs  # noqa: E402
 from tnforge.grammars import grammar as grammar_module  # noqa: E402
-from tnforge.grammars.coverage import NUMBER_CLASSES, measure_coverage, read_corpus_pairs  # noqa: E402
+from tnforge.grammars.coverage import NUMBER_CLASSES, measure_coverage  # noqa: E402
 from tnforge.grammars.grammar import Grammar  # noqa: E402
 from tnforge.grammars.tables import DEFAULT_TABLE_DIR, TableError, load_tables  # noqa: E402
 from tnforge.grammars.testcases import CASES_DIR, all_cases, load_cases  # noqa: E402

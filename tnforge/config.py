@@ -1,4 +1,4 @@
-"""Configuration files: every command option can also be set in a TOML file.
+"""Command configuration: option defaults read from the config dataclasses, and TOML `--config` files.
 
 A config file holds option names (dashes or underscores) at the top level or in a table named after the
 command (`[build]`, `[train.seq2seq]`, …); command-line flags win over the file.
@@ -6,6 +6,7 @@ command (`[build]`, `[train.seq2seq]`, …); command-line flags win over the fil
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -53,3 +54,15 @@ def config_option(function: Any) -> Any:
         callback=_apply_config,
         help="TOML file with option values (top level or a table named after the command).",
     )(function)
+
+
+def field_default(config_class: type, name: str) -> Any:
+    """The default of field `name` of a config dataclass: command options take their defaults from here."""
+    for item in dataclasses.fields(config_class):
+        if item.name == name:
+            if item.default is not dataclasses.MISSING:
+                return item.default
+            if item.default_factory is not dataclasses.MISSING:
+                return item.default_factory()
+            raise ValueError(f"{config_class.__name__}.{name} has no default")
+    raise ValueError(f"{config_class.__name__} has no field {name!r}")

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tnforge import datasets, schemas
-from tnforge.schemas import suites
+from tnforge.schemas import negative_kinds, suites
 from tnforge.validation.reading import read_columns
 
 if TYPE_CHECKING:
@@ -211,7 +211,7 @@ def ratios_frame(inputs: FrameInputs) -> pd.DataFrame:
     columns = ["split", "type", "negatives", "positives", "ratio", "min_ratio", "max_ratio"]
     ratio = params.negative_ratio
     needed = {"split", "label", "negative_type"}
-    budgeted = [k for k in (params.negative_kinds or ("synthetic", "random")) if k not in suites.UNBUDGETED_KINDS]
+    budgeted = [k for k in (params.negative_kinds or negative_kinds.DEFAULT_KINDS) if k not in negative_kinds.UNBUDGETED]
     if pairs.empty or not isinstance(ratio, (int, float)) or not needed <= set(pairs) or not budgeted:
         return pd.DataFrame([], columns=columns)
     out = []

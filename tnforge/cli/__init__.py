@@ -6,15 +6,14 @@ only the heavy libraries (Beam, torch, pynini, great_expectations) it needs.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import sys
 
 import click
 
 from tnforge import __version__
+from tnforge.cli.lazy import LazyGroup
 
-#: command name → "module:attribute" of its click command.
+#: command name → ("module:attribute" of its click command, one-line help); imported only when used.
 COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("tnforge.cli.build:build", "Build a dataset directory (Parquet) from corpus files with Beam."),
     "negatives": ("tnforge.cli.negatives:negatives", "Generate negative pairs for the dual encoders."),
@@ -30,31 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
-    """A click group whose sub-commands are imported on first use."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for name in COMMANDS if self._available(name)]
-
-    @staticmethod
-    def _available(name: str) -> bool:
-        module = COMMANDS[name][0].split(":")[0]
-        return importlib.util.find_spec(module) is not None
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in COMMANDS or not self._available(name):
-            return None
-        module_name, attribute = COMMANDS[name][0].split(":")
-        return getattr(importlib.import_module(module_name), attribute)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tnforge")
 def cli() -> None:
     """tnforge: build training data for neural text normalization, and train the models that use it."""

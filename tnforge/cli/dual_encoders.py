@@ -74,7 +74,7 @@ def _train_options(kind: str) -> Callable[[Any], Any]:
 
 
 def _negative_types(kind: str, value: str) -> tuple[str, ...]:
-    from tnforge.trainers.dual_encoders.pairs import NEGATIVE_TYPES
+    from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
 
     types = tuple(t.strip() for t in value.split(",") if t.strip())
     unknown = [t for t in types if t not in NEGATIVE_TYPES[kind]]

@@ -4,33 +4,21 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import click
 
 from tnforge.config import config_option
+from tnforge.gold_pairs import read_gold_pairs
 from tnforge.schemas.classes import NAMES as _CLASSES
 
 
-def _read_pairs(source: str) -> list[tuple[str, str, str, int]]:
-    """(class, before, after, count) from a dataset directory's positive pairs or a corpus TSV file."""
-    path = Path(source)
-    if path.is_file():
-        from tnforge.grammars.coverage import read_corpus_pairs
-
-        return read_corpus_pairs(path)
-    if not path.is_dir():
-        raise click.BadParameter(f"{source}: neither a dataset directory nor a corpus TSV file", param_hint="DIR")
-    from tnforge.datasets import dataset_files, read_dataset
-
-    if not dataset_files(path, "positive_pairs"):
-        raise click.ClickException(f"{source}: no pairs/positive/*/*.parquet (is it a dataset built by `tnforge build`?)")
-    table = read_dataset(path, "positive_pairs", columns=["class", "before", "after", "count"])
-    columns = [table.column(name).to_pylist() for name in ("class", "before", "after", "count")]
-    merged: dict[tuple[str, str, str], int] = {}
-    for cls, before, after, count in zip(*columns, strict=True):
-        merged[(cls, before, after)] = merged.get((cls, before, after), 0) + count
-    return [(cls, before, after, count) for (cls, before, after), count in sorted(merged.items())]
+def _gold_pairs(source: str, classes: tuple[str, ...] = ()) -> list[tuple[str, str, str, int]]:
+    try:
+        return read_gold_pairs(source, classes)
+    except FileNotFoundError as error:
+        raise click.ClickException(str(error)) from error
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="DIR") from error
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -84,31 +72,14 @@ def coverage(source: str, misses: int, classes: tuple[str, ...]) -> None:
     Example: tnforge grammar coverage /data/ds --misses 20 --class DATE
     """
     from tnforge.grammars import get_grammar
-    from tnforge.grammars.coverage import NUMBER_CLASSES, measure_coverage
+    from tnforge.grammars.coverage import coverage_summary, coverage_table, measure_coverage
 
     started = time.perf_counter()
-    pairs = _read_pairs(source)
-    if classes:
-        pairs = [p for p in pairs if p[0] in classes]
+    pairs = _gold_pairs(source, classes)
     click.echo(f"checking {len(pairs):,} distinct pairs …", err=True)
     result = measure_coverage(pairs, get_grammar())
-    click.echo(f"{'class':<11} {'licensed':>9} {'pairs':>8} {'share':>8} {'readings/token':>15}")
-    below = []
-    for cls in sorted(result):
-        stats = result[cls]
-        click.echo(f"{cls:<11} {stats.licensed:>9,} {stats.total:>8,} {stats.share:>8.2%} {stats.mean_readings:>15.1f}")
-        if cls in NUMBER_CLASSES and stats.share < 0.995:
-            below.append(cls)
-    for cls in sorted(result):
-        for before, after, count in result[cls].misses[:misses]:
-            click.echo(f"MISS {cls}\t{before}\t{after}\t{count}")
-    total = sum(s.total for s in result.values())
-    licensed = sum(s.licensed for s in result.values())
-    click.echo(
-        f"{licensed:,}/{total:,} gold readings licensed ({licensed / max(total, 1):.2%}) in "
-        f"{time.perf_counter() - started:.1f} s; number classes below 99.5%: {', '.join(below) or 'none'}",
-        err=True,
-    )
+    click.echo("\n".join(coverage_table(result, misses)))
+    click.echo(coverage_summary(result, time.perf_counter() - started), err=True)
 
 
 @grammar.command("learn-lexicon")
@@ -128,12 +99,10 @@ def learn_lexicon(source: str, out: str, min_count: int, include_all: bool) -> N
     """
     from tnforge.filesystems import write_atomically
     from tnforge.grammars import get_grammar
-    from tnforge.grammars.lexicon import learn
+    from tnforge.grammars.lexicon import candidates_tsv, learn
 
-    pairs = _read_pairs(source)
+    pairs = _gold_pairs(source)
     candidates = [c for c in learn(get_grammar(), pairs) if c.count >= min_count and (include_all or not c.covered)]
-    lines = ["table\tsymbol\tspoken\tnumber\tcount\tcovered"]
-    lines += [f"{c.table}\t{c.symbol}\t{c.spoken}\t{c.number}\t{c.count}\t{str(c.covered).lower()}" for c in candidates]
     with write_atomically(out) as handle:
-        handle.write(("\n".join(lines) + "\n").encode("utf-8"))
+        handle.write(candidates_tsv(candidates).encode("utf-8"))
     click.echo(f"wrote {len(candidates):,} candidate entries to {out}", err=True)

@@ -13,8 +13,6 @@ from tnforge.trainers.dual_encoders.metrics import nontrivial_mask
 
 #: Dataset and output column of each dual encoder kind.
 SOURCES = {"sequence": ("pairs", "reading"), "vocabulary": ("vocab_pairs", "word")}
-#: Negative types each kind knows (the `--negatives` choices).
-NEGATIVE_TYPES = {"sequence": ("synthetic", "random", "topk"), "vocabulary": ("class", "global", "topk", "unread")}
 
 
 @dataclass

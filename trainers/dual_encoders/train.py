@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from tnforge.schemas import TRIVIAL_TARGETS
+from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
 from tnforge.trainers.checkpoints import BEST, LAST
 from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.devices import resolve_device, seed_everything
@@ -71,6 +72,10 @@ class DETrainConfig:
     def __post_init__(self) -> None:
         if self.select not in SELECTIONS:
             raise ValueError(f"select={self.select!r}: choose from {', '.join(SELECTIONS)}")
+        known = NEGATIVE_TYPES.get(self.kind, ())
+        unknown = [t for t in self.negatives if t not in known]
+        if unknown:
+            raise ValueError(f"{', '.join(unknown)}: not a {self.kind} negative type (choose from {', '.join(known)})")
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

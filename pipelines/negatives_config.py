@@ -1,0 +1,69 @@
+"""The options of a negatives run, with their defaults, and their checks against a dataset directory.
+
+`resolve` turns what a user asked for into a runnable config: kinds checked against the registry, the
+hypotheses file found, seed and shard count taken from the build when not given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tnforge.datasets import dataset_path
+from tnforge.generators.negative_sampling import DEFAULT_CAP
+from tnforge.manifest import build_config
+from tnforge.schemas.negative_kinds import DEFAULT_KINDS, FROM_HYPOTHESES, KINDS, TOPK
+
+
+class NegativesOptionError(ValueError):
+    """An option value that cannot work; `option` names it ("--kinds", "--topk-from", "DIR", …)."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+
+@dataclass(frozen=True)
+class NegativesConfig:
+    """What `tnforge negatives` generates (seed None and shards 0 mean: as the build)."""
+
+    kinds: tuple[str, ...] = DEFAULT_KINDS
+    ratio: float | None = 10.0  # negatives per positive; None: every candidate, up to `cap`
+    cap: int = DEFAULT_CAP
+    topk_from: str | None = None
+    grammar: bool | None = None  # None: when pynini and the grammar are installed
+    trivial: bool = True
+    seed: int | None = None
+    shards: int = 0
+
+
+def parse_kinds(value: str) -> tuple[str, ...]:
+    """"synthetic,random" → ("synthetic", "random"), checked against the kind registry."""
+    kinds = tuple(k.strip() for k in value.split(",") if k.strip())
+    if not kinds or any(k not in KINDS for k in kinds):
+        raise NegativesOptionError(f"{value!r}: choose one or more of {', '.join(KINDS)} (comma-separated)", "--kinds")
+    return kinds
+
+
+def positive_shards(root: str | Path) -> int:
+    """Shards per split of a dataset's positive pairs (the most in any split), or 1."""
+    base = dataset_path(root, "positive_pairs")
+    counts = [len(list(p.glob("part-*.parquet"))) for p in base.iterdir() if p.is_dir()] if base.is_dir() else []
+    return max(counts, default=0) or 1
+
+
+def resolve(root: str | Path, config: NegativesConfig) -> NegativesConfig:
+    """The config checked for `root`: a hypotheses file implies top-k, seed and shards default to the build's."""
+    kinds = tuple(config.kinds)
+    if FROM_HYPOTHESES & set(kinds) and not config.topk_from:
+        raise NegativesOptionError("the 'topk' kind needs --topk-from HYPOTHESES.parquet", "--kinds")
+    if config.topk_from and TOPK not in kinds:
+        kinds += (TOPK,)
+    if config.topk_from and not Path(config.topk_from).exists():
+        raise NegativesOptionError(f"{config.topk_from}: no such file", "--topk-from")
+    if not Path(root).is_dir():
+        raise NegativesOptionError(f"{root}: no such dataset directory", "DIR")
+    build = build_config(root)
+    seed = config.seed if config.seed is not None else int(build.get("seed", 0))
+    shards = config.shards or int(build.get("shards") or 0) or positive_shards(root)
+    return replace(config, kinds=kinds, seed=seed, shards=shards)

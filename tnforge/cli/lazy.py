@@ -1,0 +1,57 @@
+"""One lazy click group: a table maps each sub-command to "module:attribute" and a one-line help.
+
+A sub-command's module is imported only when that command runs (or shows its own help), so listing the
+commands never pulls in Beam, torch, pynini or great_expectations.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Mapping
+from typing import Any
+
+import click
+
+#: Sub-command name → ("module:attribute" of its click command, one-line help shown in the listing).
+CommandTable = Mapping[str, tuple[str, str]]
+
+
+class LazyGroup(click.Group):
+    """A click group whose sub-commands come from a table and are imported on first use.
+
+    Use: `@click.group(cls=LazyGroup, lazy_commands=TABLE)`. Listed in table order, then any commands
+    added directly (`@group.command()`) in name order; a table entry whose module is not installed is hidden.
+    """
+
+    def __init__(self, *args: Any, lazy_commands: CommandTable | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands: dict[str, tuple[str, str]] = dict(lazy_commands or {})
+
+    def _available(self, name: str) -> bool:
+        module = self.lazy_commands[name][0].split(":")[0]
+        return importlib.util.find_spec(module) is not None
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        lazy = [name for name in self.lazy_commands if self._available(name)]
+        return lazy + sorted(set(self.commands) - set(self.lazy_commands))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.commands or name not in self.lazy_commands:
+            return super().get_command(ctx, name)
+        if not self._available(name):
+            return None
+        module_name, attribute = self.lazy_commands[name][0].split(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+    def help_line(self, name: str) -> str:
+        """The listing's help line of a command, without importing it when it is lazy."""
+        if name in self.lazy_commands:
+            return self.lazy_commands[name][1]
+        return self.commands[name].get_short_help_str()
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, self.help_line(name)) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)

@@ -1,0 +1,54 @@
+"""Gold (class, before, after, count) pairs: from a corpus TSV file or a dataset directory's positive pairs.
+
+What the grammar tools (coverage, lexicon learning) read; distinct pairs with their total counts, sorted.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from collections.abc import Collection
+from pathlib import Path
+
+GoldPair = tuple[str, str, str, int]
+
+
+def read_corpus_pairs(path: str | Path) -> list[GoldPair]:
+    """Distinct (class, before, after) of a corpus TSV (`CLASS<TAB>before<TAB>after`) with counts."""
+    counts: dict[tuple[str, str, str], int] = defaultdict(int)
+    with open(path, encoding="utf-8", newline="") as handle:
+        for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
+            if len(row) != 3 or row[0] == "<eos>":
+                continue
+            counts[(row[0], row[1], row[2])] += 1
+    return [(cls, before, after, n) for (cls, before, after), n in sorted(counts.items())]
+
+
+def read_dataset_pairs(root: str | Path) -> list[GoldPair]:
+    """Distinct (class, before, after) of a dataset directory's positive pairs, counts summed over splits.
+
+    FileNotFoundError when the directory has no positive pairs."""
+    from tnforge.datasets import dataset_files, read_dataset
+
+    if not dataset_files(root, "positive_pairs"):
+        raise FileNotFoundError(f"{root}: no pairs/positive/*/*.parquet (is it a dataset built by `tnforge build`?)")
+    table = read_dataset(root, "positive_pairs", columns=["class", "before", "after", "count"])
+    columns = [table.column(name).to_pylist() for name in ("class", "before", "after", "count")]
+    merged: dict[tuple[str, str, str], int] = {}
+    for cls, before, after, count in zip(*columns, strict=True):
+        merged[(cls, before, after)] = merged.get((cls, before, after), 0) + count
+    return [(cls, before, after, count) for (cls, before, after), count in sorted(merged.items())]
+
+
+def read_gold_pairs(source: str | Path, classes: Collection[str] = ()) -> list[GoldPair]:
+    """The gold pairs of a corpus TSV file or a dataset directory (only `classes`, when given).
+
+    ValueError when `source` is neither; FileNotFoundError for a directory without positive pairs."""
+    path = Path(source)
+    if path.is_file():
+        pairs = read_corpus_pairs(path)
+    elif path.is_dir():
+        pairs = read_dataset_pairs(path)
+    else:
+        raise ValueError(f"{source}: neither a dataset directory nor a corpus TSV file")
+    return [p for p in pairs if p[0] in classes] if classes else pairs
