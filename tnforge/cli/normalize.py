@@ -1,0 +1,37 @@
+"""`tnforge normalize`: normalize plain text with a trained seq2seq model (`trainers.text_tokenizer`)."""
+
+from __future__ import annotations
+
+import click
+
+from tnforge.cli.common import beam_option, device_option, load_seq2seq, model_option, threads_option
+from tnforge.config import config_option
+
+
+@click.command(context_settings={"show_default": True})
+@config_option
+@model_option
+@click.argument("text", nargs=-1, required=True)
+@beam_option
+@device_option
+@threads_option
+def normalize(model: str, text: tuple[str, ...], beam: int, device: str, threads: int) -> None:
+    """Normalize plain text: tokenize it like the corpus, decode every token, print readings and speech.
+
+    \b
+    Example:
+      tnforge normalize --model runs/s2s "Train 540 leaves at 4:45"
+    """
+    from tnforge.trainers.decoding import decode_windows
+    from tnforge.trainers.text_tokenizer import sentence_windows, spoken, tokenize
+
+    tokens = tokenize(" ".join(text))
+    if not tokens:
+        raise click.ClickException("nothing to normalize: the text has no tokens")
+    loaded = load_seq2seq(model, device, threads)
+    readings = decode_windows(loaded, sentence_windows(tokens), beam=beam)
+    width = max(len(t) for t in tokens)
+    for token, reading in zip(tokens, readings, strict=True):
+        click.echo(f"{token:<{width}}  {reading}")
+    click.echo("")
+    click.echo(spoken(tokens, readings))
