@@ -32,10 +32,6 @@ def weight_option(help: str = "Constraint weight λ.") -> Decorator:
     return click.option("--lambda", "weight", default=WEIGHT, type=click.FloatRange(0), help=help)
 
 
-def split_option(default: str, help: str) -> Decorator:
-    return click.option("--split", default=default, help=help)
-
-
 def option_group(*decorators: Decorator) -> Decorator:
     """Several click options as one decorator, in the order given."""
     def decorate(function: Any) -> Any:
@@ -45,6 +41,11 @@ def option_group(*decorators: Decorator) -> Decorator:
 
     return decorate
 
+
+#: --device and --threads, the last options of every model command.
+runtime_options = option_group(device_option, threads_option)
+#: --beam and --batch-size of the decoding commands.
+decoding_options = option_group(beam_option, batch_size_option)
 
 #: --seq-de, --voc-de, --grammar-constraint, --lambda of decode and evaluate (see `constraint_of`).
 constraint_options = option_group(

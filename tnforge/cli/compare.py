@@ -8,21 +8,7 @@ from pathlib import Path
 
 import click
 
-from tnforge.cli.common import (
-    batch_size_option,
-    beam_option,
-    click_errors,
-    data_option,
-    device_option,
-    example_files_of,
-    grammar_judges,
-    grammar_reading_words,
-    load_seq2seq,
-    model_option,
-    threads_option,
-    token_progress,
-    weight_option,
-)
+from tnforge.cli import common
 from tnforge.config import config_option
 
 
@@ -39,21 +25,19 @@ def _named_runs(values: tuple[str, ...]) -> list[tuple[str, str]]:
 
 @click.command(context_settings={"show_default": True})
 @config_option
-@model_option
-@data_option
+@common.model_option
+@common.data_option
 @click.option("--split", default="test", help="Split decoded by every configuration.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")
 @click.option("--voc-de", multiple=True, help="Vocabulary filter run, as RUN or NAME=RUN (repeatable: e.g. "
                                               "random=runs/voc-rand topk=runs/voc-topk).")
 @click.option("--grammar-constraint/--no-grammar-constraint", default=True,
               help="Include the covering-grammar mask configurations.")
-@weight_option()
-@beam_option
-@batch_size_option
+@common.weight_option()
+@common.decoding_options
 @click.option("--report", "-r", required=True, type=click.Path(file_okay=False),
               help="Folder for comparison.md and comparison.json.")
-@device_option
-@threads_option
+@common.runtime_options
 def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple[str, ...], grammar_constraint: bool,
             weight: float, beam: int, batch_size: int, report: str, device: str, threads: int) -> None:
     """Compare decoding configurations on the same tokens: no constraint, +seqDE, +vocDE (each run),
@@ -68,14 +52,14 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple
     from tnforge.trainers.constraint_runs import run_comparison
     from tnforge.trainers.constraint_sets import configuration_matrix, constraint_pieces
 
-    loaded = load_seq2seq(model, device, threads)
-    files = example_files_of(data, split)
-    reading_words, covered = grammar_reading_words() if grammar_constraint else (None, frozenset())
-    judge, note = grammar_judges(None)
-    with click_errors():
+    loaded = common.load_seq2seq(model, device, threads)
+    files = common.example_files_of(data, split)
+    reading_words, covered = common.grammar_reading_words() if grammar_constraint else (None, frozenset())
+    judge, note = common.grammar_judges(None)
+    with common.click_errors():
         pieces = constraint_pieces(loaded, seq_de, _named_runs(voc_de), reading_words, covered, weight)
         result = run_comparison(loaded, files, split, configuration_matrix(pieces), judge, beam=beam,
-                                batch_size=batch_size, progress=token_progress, on_decoded=lambda name, n, s: click.echo(
+                                batch_size=batch_size, progress=common.token_progress, on_decoded=lambda name, n, s: click.echo(
                                     f"{name}: decoded {n:,} tokens in {s:.1f} s", err=True))
     result.update({"model": str(loaded.path), "data": data, "split": split, "lambda": weight, "beam": beam})
     title = f"Constrained decoding of {loaded.path} on {data} ({split}, λ={weight:g})"

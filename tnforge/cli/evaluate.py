@@ -6,38 +6,22 @@ from __future__ import annotations
 
 import click
 
-from tnforge.cli.common import (
-    batch_size_option,
-    beam_option,
-    click_errors,
-    constraint_of,
-    constraint_options,
-    data_option,
-    device_option,
-    example_files_of,
-    grammar_judges,
-    load_seq2seq,
-    model_option,
-    threads_option,
-    token_progress,
-)
+from tnforge.cli import common
 from tnforge.config import config_option
 
 
 @click.command(context_settings={"show_default": True})
 @config_option
-@model_option
-@data_option
+@common.model_option
+@common.data_option
 @click.option("--split", default="dev", help="Split to evaluate.")
 @click.option("--report", "-r", default=None, type=click.Path(file_okay=False),
               help="Folder for report.md, report.json and per_class.png.")
-@beam_option
-@batch_size_option
+@common.decoding_options
 @click.option("--grammar/--no-grammar", default=None,
               help="Judge errors recoverable/unrecoverable with the covering grammar (default: when available).")
-@constraint_options
-@device_option
-@threads_option
+@common.constraint_options
+@common.runtime_options
 def evaluate(model: str, data: str, split: str, report: str | None, beam: int, batch_size: int,
              grammar: bool | None, seq_de: str | None, voc_de: str | None, grammar_constraint: bool, weight: float,
              device: str, threads: int) -> None:
@@ -54,12 +38,12 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     from tnforge.trainers.decode_outputs import evaluate_decoding
     from tnforge.trainers.evaluation import to_markdown, write_report
 
-    judge, note = grammar_judges(grammar)
-    loaded = load_seq2seq(model, device, threads)
-    constraint, constraint_note = constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
-    files = example_files_of(data, split)
-    with click_errors():
-        result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, token_progress)
+    judge, note = common.grammar_judges(grammar)
+    loaded = common.load_seq2seq(model, device, threads)
+    constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
+    files = common.example_files_of(data, split)
+    with common.click_errors():
+        result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, common.token_progress)
     title = f"Evaluation of {loaded.path} on {data} ({split}; {constraint_note})"
     markdown = to_markdown(result, title=title, max_errors=20)
     click.echo(markdown.split("## Errors")[0].rstrip())

@@ -11,19 +11,7 @@ from typing import Any
 
 import click
 
-from tnforge.cli.common import (
-    batch_size_option,
-    beam_option,
-    click_errors,
-    device_option,
-    grammar_judges,
-    load_seq2seq,
-    model_option,
-    parse_ratio,
-    threads_option,
-    token_progress,
-    weight_option,
-)
+from tnforge.cli import common
 from tnforge.config import config_option
 from tnforge.trainers.adversarial_loop import LoopConfig
 
@@ -38,7 +26,7 @@ def _regenerate(dataset: Path, kinds: Sequence[str], ratio: float | None, hypoth
 
 @click.command(context_settings={"show_default": True})
 @config_option
-@model_option
+@common.model_option
 @click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False),
               help="Dataset directory built by `tnforge build` (it is not modified).")
 @click.option("--rounds", default=DEFAULTS.rounds, type=click.IntRange(1), help="Adversarial rounds.")
@@ -46,14 +34,12 @@ def _regenerate(dataset: Path, kinds: Sequence[str], ratio: float | None, hypoth
 @click.option("--top-k", default=DEFAULTS.top_k, type=click.IntRange(1), help="Hypotheses per training input.")
 @click.option("--ratio", default=f"{DEFAULTS.ratio:g}",
               help="Negatives per positive when regenerating ('all' for every candidate).")
-@weight_option("Vocabulary filter weight λ.")
+@common.weight_option("Vocabulary filter weight λ.")
 @click.option("--epochs", default=DEFAULTS.epochs, type=click.IntRange(1), help="Epochs of each filter retraining.")
-@beam_option
-@batch_size_option
+@common.decoding_options
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
               help="Work folder: data/ (regenerated pairs), round-N/ (hypotheses, filter), loop.md, loop.json.")
-@device_option
-@threads_option
+@common.runtime_options
 def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str, weight: float, epochs: int, beam: int,
          batch_size: int, out: str, device: str, threads: int) -> None:
     """The adversarial loop: decode the train split for top-k → regenerate top-k negatives → retrain the
@@ -66,10 +52,10 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
     from tnforge.filesystems import write_text_files
     from tnforge.trainers.adversarial_loop import loop_markdown, run_loop
 
-    config = LoopConfig(rounds=rounds, split=split, top_k=top_k, ratio=parse_ratio(ratio), weight=weight,
+    config = LoopConfig(rounds=rounds, split=split, top_k=top_k, ratio=common.parse_ratio(ratio), weight=weight,
                         epochs=epochs, beam=beam, batch_size=batch_size)
-    loaded = load_seq2seq(model, device, threads)
-    judge, note = grammar_judges(None)
+    loaded = common.load_seq2seq(model, device, threads)
+    judge, note = common.grammar_judges(None)
     done: list[dict[str, Any]] = []
 
     def report(row: dict[str, Any]) -> None:
@@ -79,8 +65,8 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
         click.echo(loop_markdown(done, f"Adversarial loop after round {row['round']} ({split}, λ={weight:g})").rstrip()
                    + "\n")
 
-    with click_errors():
-        rows = run_loop(loaded, Path(data), Path(out), _regenerate, config, judge, token_progress, on_round=report)
+    with common.click_errors():
+        rows = run_loop(loaded, Path(data), Path(out), _regenerate, config, judge, common.token_progress, on_round=report)
     markdown = loop_markdown(rows, f"Adversarial loop of {loaded.path} on {data} ({split}, λ={weight:g})")
     paths = write_text_files(out, {"loop.md": markdown, "loop.json": json.dumps(rows, indent=2) + "\n"})
     click.echo(markdown.rstrip())

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import click
 
-from tnforge.cli.common import beam_option, device_option, load_seq2seq, model_option, threads_option
+from tnforge.cli import common
 from tnforge.config import config_option
 
 
 @click.command(context_settings={"show_default": True})
 @config_option
-@model_option
+@common.model_option
 @click.argument("text", nargs=-1, required=True)
-@beam_option
-@device_option
-@threads_option
+@common.beam_option
+@common.runtime_options
 def normalize(model: str, text: tuple[str, ...], beam: int, device: str, threads: int) -> None:
     """Normalize plain text: tokenize it like the corpus, decode every token, print readings and speech.
 
@@ -28,7 +27,7 @@ def normalize(model: str, text: tuple[str, ...], beam: int, device: str, threads
     tokens = tokenize(" ".join(text))
     if not tokens:
         raise click.ClickException("nothing to normalize: the text has no tokens")
-    loaded = load_seq2seq(model, device, threads)
+    loaded = common.load_seq2seq(model, device, threads)
     readings = decode_windows(loaded, sentence_windows(tokens), beam=beam)
     width = max(len(t) for t in tokens)
     for token, reading in zip(tokens, readings, strict=True):

@@ -6,19 +6,7 @@ from __future__ import annotations
 
 import click
 
-from tnforge.cli.common import (
-    batch_size_option,
-    beam_option,
-    click_errors,
-    data_option,
-    device_option,
-    example_files_of,
-    grammar_judges,
-    load_seq2seq,
-    model_option,
-    threads_option,
-    token_progress,
-)
+from tnforge.cli import common
 from tnforge.config import config_option
 
 
@@ -34,18 +22,16 @@ def _lambdas(value: str) -> list[float]:
 
 @click.command("sweep-lambda", context_settings={"show_default": True})
 @config_option
-@model_option
-@data_option
+@common.model_option
+@common.data_option
 @click.option("--split", default="dev", help="Split decoded at every λ.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")
 @click.option("--voc-de", default=None, type=click.Path(exists=True), help="Vocabulary filter run.")
 @click.option("--lambdas", default="0,1,2,5,10,20", help="λ values, comma-separated.")
-@beam_option
-@batch_size_option
+@common.decoding_options
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
               help="Folder for sweep.md, sweep.json and sweep.png.")
-@device_option
-@threads_option
+@common.runtime_options
 def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: str | None, lambdas: str, beam: int,
                  batch_size: int, out: str, device: str, threads: int) -> None:
     """Decode a split with the dual-encoder constraints at several λ and plot error rate per class against λ.
@@ -60,11 +46,11 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
     if not seq_de and not voc_de:
         raise click.UsageError("give --seq-de and/or --voc-de: there is nothing to weigh")
     weights = _lambdas(lambdas)
-    loaded = load_seq2seq(model, device, threads)
-    files = example_files_of(data, split)
-    judge, note = grammar_judges(None)
-    with click_errors():
-        rows = run_sweep(loaded, files, split, weights, seq_de, voc_de, judge, beam, batch_size, token_progress,
+    loaded = common.load_seq2seq(model, device, threads)
+    files = common.example_files_of(data, split)
+    judge, note = common.grammar_judges(None)
+    with common.click_errors():
+        rows = run_sweep(loaded, files, split, weights, seq_de, voc_de, judge, beam, batch_size, common.token_progress,
                          on_decoded=lambda label, n, s: click.echo(f"{label}: {n:,} tokens in {s:.1f} s", err=True))
     markdown, paths = write_sweep(rows, out, f"λ sweep of {loaded.path} on {data} ({split})")
     click.echo(markdown.rstrip())

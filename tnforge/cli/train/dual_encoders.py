@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from tnforge.cli.common import click_errors, option_group, parse_ratio
+from tnforge.cli import common
 from tnforge.config import config_option
 from tnforge.trainers.dual_encoder_model import DualEncoderConfig
 from tnforge.trainers.dual_encoder_runs import default_model, train_with_report
@@ -58,7 +58,7 @@ def _train_options(kind: str) -> Any:
             "--cross-buckets", default=model.cross_buckets, type=click.IntRange(0),
             help="Hashed weights of the interaction term (token key × reading key, and token-reading match "
                  "features); 0: towers only."))
-    return option_group(*listed)
+    return common.option_group(*listed)
 
 
 def _negative_types(kind: str, value: str) -> tuple[str, ...]:
@@ -76,8 +76,8 @@ def _train(kind: str, options: dict[str, Any]) -> None:
     model = DualEncoderConfig(kind=kind, head=options.pop("head"), dim=options.pop("dim"), hidden=options.pop("hidden"),
                               input_buckets=buckets, output_buckets=buckets,
                               cross_buckets=options.pop("cross_buckets", 0))
-    options.update(negatives=_negative_types(kind, options["negatives"]), ratio=parse_ratio(options["ratio"]))
-    with click_errors():
+    options.update(negatives=_negative_types(kind, options["negatives"]), ratio=common.parse_ratio(options["ratio"]))
+    with common.click_errors():
         result, markdown = train_with_report(DETrainConfig(kind=kind, model=model, **options))
     click.echo(f"trained on {result.train_pairs:,} pairs for {result.epochs} epochs ({result.stopped}) in "
                f"{result.seconds:.0f} s", err=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from tnforge.cli.common import click_errors
+from tnforge.cli import common
 from tnforge.config import config_option
 from tnforge.trainers.seq2seq_model import ModelConfig
 from tnforge.trainers.train_seq2seq import LAST, TrainConfig, train
@@ -77,7 +77,7 @@ def seq2seq(resume: bool, **options: Any) -> None:
     if resume and not (Path(options["out"]) / LAST).is_file():
         raise click.ClickException(f"{options['out']}: nothing to resume (no {LAST}); drop --resume to start a new run")
     model = ModelConfig(**{f.name: options.pop(f.name) for f in fields(ModelConfig)})
-    with click_errors():
+    with common.click_errors():
         result = train(TrainConfig(**options, model=model), resume=resume)
     best = result.best
     click.echo(f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
