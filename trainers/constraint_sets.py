@@ -5,13 +5,36 @@ and the matrix of configurations that `compare` decodes. The grammar arrives as 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 #: The constraint weight λ when none is given.
 WEIGHT = 5.0
 
 ReadingWords = Callable[[str, str | None], Collection[tuple[str, ...]]]
+
+
+def parse_weights(text: str) -> list[float]:
+    """λ values from "0,1,2,5": sorted, distinct, non-negative (ValueError otherwise)."""
+    try:
+        weights = sorted({float(v) for v in text.split(",") if v.strip()})
+    except ValueError as error:
+        raise ValueError(f"{text!r}: comma-separated numbers, e.g. 0,1,2,5,10") from error
+    if not weights or min(weights) < 0:
+        raise ValueError(f"{text!r}: give non-negative weights")
+    return weights
+
+
+def named_runs(values: Iterable[str]) -> list[tuple[str, str]]:
+    """Runs given as RUN or NAME=RUN, as (NAME, RUN); NAME defaults to the run's folder name."""
+    runs = []
+    for value in values:
+        name, _, path = value.rpartition("=") if "=" in value else ("", "", value)
+        if not Path(path).exists():
+            raise FileNotFoundError(f"{path}: no such run directory or checkpoint")
+        runs.append((name or Path(path).name, path))
+    return runs
 
 
 def load_scorer(path: str, device: Any, kind: str) -> Any:

@@ -59,6 +59,17 @@ constraint_options = option_group(
 )
 
 
+def parsed_by(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """A click callback passing an option's value through `parse`; its errors are bad-parameter errors."""
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        try:
+            return parse(value)
+        except (FileNotFoundError, ValueError) as error:
+            raise click.BadParameter(str(error), param_hint=param.opts[0]) from error
+
+    return callback
+
+
 @contextmanager
 def click_errors(prefix: str = "") -> Iterator[None]:
     """Library errors (missing files, bad values, unusable devices) as click errors."""

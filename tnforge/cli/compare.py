@@ -4,23 +4,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from tnforge.cli import common
 from tnforge.config import config_option
-
-
-def _named_runs(values: tuple[str, ...]) -> list[tuple[str, str]]:
-    """--voc-de values (RUN or NAME=RUN) as (NAME, RUN); NAME defaults to the run's folder name."""
-    runs = []
-    for value in values:
-        name, _, path = value.rpartition("=") if "=" in value else ("", "", value)
-        if not Path(path).exists():
-            raise click.BadParameter(f"{path}: no such run directory or checkpoint", param_hint="--voc-de")
-        runs.append((name or Path(path).name, path))
-    return runs
+from tnforge.trainers.constraint_sets import named_runs
 
 
 @click.command(context_settings={"show_default": True})
@@ -29,8 +17,9 @@ def _named_runs(values: tuple[str, ...]) -> list[tuple[str, str]]:
 @common.data_option
 @click.option("--split", default="test", help="Split decoded by every configuration.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")
-@click.option("--voc-de", multiple=True, help="Vocabulary filter run, as RUN or NAME=RUN (repeatable: e.g. "
-                                              "random=runs/voc-rand topk=runs/voc-topk).")
+@click.option("--voc-de", multiple=True, callback=common.parsed_by(named_runs),
+              help="Vocabulary filter run, as RUN or NAME=RUN (repeatable: e.g. random=runs/voc-rand "
+                   "topk=runs/voc-topk).")
 @click.option("--grammar-constraint/--no-grammar-constraint", default=True,
               help="Include the covering-grammar mask configurations.")
 @common.weight_option()
@@ -38,8 +27,8 @@ def _named_runs(values: tuple[str, ...]) -> list[tuple[str, str]]:
 @click.option("--report", "-r", required=True, type=click.Path(file_okay=False),
               help="Folder for comparison.md and comparison.json.")
 @common.runtime_options
-def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple[str, ...], grammar_constraint: bool,
-            weight: float, beam: int, batch_size: int, report: str, device: str, threads: int) -> None:
+def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: list[tuple[str, str]],
+            grammar_constraint: bool, weight: float, beam: int, batch_size: int, report: str, device: str, threads: int) -> None:
     """Compare decoding configurations on the same tokens: no constraint, +seqDE, +vocDE (each run),
     +grammar, and combinations; errors, recoverable/unrecoverable (covering grammar), McNemar vs none.
 
@@ -57,7 +46,7 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: tuple
     reading_words, covered = common.grammar_reading_words() if grammar_constraint else (None, frozenset())
     judge, note = common.grammar_judges(None)
     with common.click_errors():
-        pieces = constraint_pieces(loaded, seq_de, _named_runs(voc_de), reading_words, covered, weight)
+        pieces = constraint_pieces(loaded, seq_de, voc_de, reading_words, covered, weight)
         result = run_comparison(loaded, files, split, configuration_matrix(pieces), judge, beam=beam,
                                 batch_size=batch_size, progress=common.token_progress, on_decoded=lambda name, n, s: click.echo(
                                     f"{name}: decoded {n:,} tokens in {s:.1f} s", err=True))

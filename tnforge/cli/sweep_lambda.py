@@ -8,16 +8,7 @@ import click
 
 from tnforge.cli import common
 from tnforge.config import config_option
-
-
-def _lambdas(value: str) -> list[float]:
-    try:
-        weights = sorted({float(v) for v in value.split(",") if v.strip()})
-    except ValueError as error:
-        raise click.BadParameter(f"{value!r}: comma-separated numbers, e.g. 0,1,2,5,10", param_hint="--lambdas") from error
-    if not weights or min(weights) < 0:
-        raise click.BadParameter(f"{value!r}: give non-negative weights", param_hint="--lambdas")
-    return weights
+from tnforge.trainers.constraint_sets import parse_weights
 
 
 @click.command("sweep-lambda", context_settings={"show_default": True})
@@ -27,12 +18,12 @@ def _lambdas(value: str) -> list[float]:
 @click.option("--split", default="dev", help="Split decoded at every λ.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")
 @click.option("--voc-de", default=None, type=click.Path(exists=True), help="Vocabulary filter run.")
-@click.option("--lambdas", default="0,1,2,5,10,20", help="λ values, comma-separated.")
+@click.option("--lambdas", default="0,1,2,5,10,20", callback=common.parsed_by(parse_weights), help="λ values, comma-separated.")
 @common.decoding_options
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
               help="Folder for sweep.md, sweep.json and sweep.png.")
 @common.runtime_options
-def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: str | None, lambdas: str, beam: int,
+def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: str | None, lambdas: list[float], beam: int,
                  batch_size: int, out: str, device: str, threads: int) -> None:
     """Decode a split with the dual-encoder constraints at several λ and plot error rate per class against λ.
 
@@ -45,12 +36,11 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
 
     if not seq_de and not voc_de:
         raise click.UsageError("give --seq-de and/or --voc-de: there is nothing to weigh")
-    weights = _lambdas(lambdas)
     loaded = common.load_seq2seq(model, device, threads)
     files = common.example_files_of(data, split)
     judge, note = common.grammar_judges(None)
     with common.click_errors():
-        rows = run_sweep(loaded, files, split, weights, seq_de, voc_de, judge, beam, batch_size, common.token_progress,
+        rows = run_sweep(loaded, files, split, lambdas, seq_de, voc_de, judge, beam, batch_size, common.token_progress,
                          on_decoded=lambda label, n, s: click.echo(f"{label}: {n:,} tokens in {s:.1f} s", err=True))
     markdown, paths = write_sweep(rows, out, f"λ sweep of {loaded.path} on {data} ({split})")
     click.echo(markdown.rstrip())
