@@ -71,14 +71,14 @@ def parsed_by(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Par
 
 
 @contextmanager
-def click_errors(prefix: str = "") -> Iterator[None]:
+def click_errors() -> Iterator[None]:
     """Library errors (missing files, bad values, unusable devices) as click errors."""
     from tnforge.trainers.devices import DeviceError
 
     try:
         yield
     except (DeviceError, FileNotFoundError, ValueError) as error:
-        raise click.ClickException(f"{prefix}{error}") from error
+        raise click.ClickException(str(error)) from error
 
 
 def token_progress(label: str, total: int) -> Any:
