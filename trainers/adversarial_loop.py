@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from tnforge.trainers.constraint_sets import WEIGHT
+from tnforge.trainers.decode_outputs import Progress
+from tnforge.trainers.evaluation import BatchJudge
 
 DecodeTopK = Callable[[int, Path | None], Path]
 Regenerate = Callable[[int, Path], None]
@@ -125,8 +127,8 @@ def retrain_filter(dataset: Path, run: Path, device: str, epochs: int) -> Path:
     return run
 
 
-def evaluate_filter(loaded: Any, files: Sequence[Path], run: Path, config: LoopConfig, judge: Any = None,
-                    progress: Any = None, label: str = "evaluate", total: int | None = None) -> dict[str, Any]:
+def evaluate_filter(loaded: Any, files: Sequence[Path], run: Path, config: LoopConfig,
+                    judge: BatchJudge | None = None, progress: Progress | None = None, label: str = "evaluate", total: int | None = None) -> dict[str, Any]:
     """Errors of decoding `config.split` with the filter of `run`: a row of the loop's table."""
     from tnforge.trainers.constraint_sets import load_scorer
     from tnforge.trainers.constraints import VocabularyFilterConstraint
@@ -140,7 +142,7 @@ def evaluate_filter(loaded: Any, files: Sequence[Path], run: Path, config: LoopC
 
 
 def run_loop(loaded: Any, source: Path, work: Path, regenerate: RegenerateNegatives, config: LoopConfig,
-             judge: Any = None, progress: Any = None,
+             judge: BatchJudge | None = None, progress: Progress | None = None,
              on_round: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """The loop on a built dataset `source` (left untouched): pairs are regenerated in `work`/data, each
     round's hypotheses and filter go to `work`/round-N/. Returns one row per round."""

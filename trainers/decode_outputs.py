@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tnforge.trainers.evaluation import BatchJudge
+
 Predictions = list[dict[str, Any]]
 OnBatch = Callable[[int], None]
 #: (label, tokens to decode) → a context manager giving a progress bar with `.update(tokens)`.
@@ -57,7 +59,7 @@ def decode_with_progress(loaded: Any, files: Sequence[Path], split: str | None, 
 
 
 def evaluate_decoding(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
-                      judge: Any = None, beam: int = 5, batch_size: int = 256, progress: Progress | None = None,
+                      judge: BatchJudge | None = None, beam: int = 5, batch_size: int = 256, progress: Progress | None = None,
                       label: str = "evaluate", total: int | None = None) -> dict[str, Any]:
     """Decode the split's originals and evaluate the best readings (`trainers.evaluation.evaluate`), errors
     judged by the covering grammar's batch `judge` when given."""
