@@ -32,23 +32,26 @@ def main() -> None:
 
     import torch
 
-    from tnforge.cli.dual_encoders import build_constraint
-    from tnforge.cli.model import grammar_judges
-    from tnforge.trainers.evaluation.comparison import compare_configurations, decode_predictions, to_markdown
+    from tnforge.grammars import adapter
+    from tnforge.trainers.decoding.constraint_sets import build_constraint
+    from tnforge.trainers.decoding.outputs import decode_predictions
+    from tnforge.trainers.evaluation.comparison import compare_configurations, to_markdown
     from tnforge.trainers.seq2seq.data import example_files
     from tnforge.trainers.seq2seq.loading import load_model
 
     torch.set_num_threads(args.threads)
     loaded = load_model(args.model, "cpu")
     files = example_files(args.data, args.split)
-    options = {"none": {}, "+grammar": {"grammar_constraint": True}}
+    reading_words, covered = adapter.reading_words()
+    grammar = {"reading_words": reading_words, "covered": covered}
+    options = {"none": {}, "+grammar": grammar}
     if args.seq_de:
         options["+seqDE"] = {"seq_de": args.seq_de}
     if args.voc_de:
         options["+vocDE"] = {"voc_de": args.voc_de}
     if args.seq_de and args.voc_de:
         options["+seqDE+vocDE"] = {"seq_de": args.seq_de, "voc_de": args.voc_de}
-        options["+seqDE+vocDE+grammar"] = {"seq_de": args.seq_de, "voc_de": args.voc_de, "grammar_constraint": True}
+        options["+seqDE+vocDE+grammar"] = {"seq_de": args.seq_de, "voc_de": args.voc_de, **grammar}
     runs, seconds = {}, {}
     for name, chosen in options.items():
         constraint, _ = build_constraint(loaded, weight=args.weight, **chosen)
@@ -59,10 +62,8 @@ def main() -> None:
         runs[name], seconds[name] = predictions, best
         print(f"{name}: {len(predictions):,} tokens in {best:.2f} s ({best / seconds['none']:.2f}× unconstrained)",
               file=sys.stderr)
-    judge, note = grammar_judges(None)
-    from tnforge.grammars import covered_classes
-
-    report = compare_configurations(runs, judge, covered_classes(), baseline="none", seconds=seconds)
+    judge, note = adapter.judge(None)
+    report = compare_configurations(runs, judge, covered, baseline="none", seconds=seconds)
     report["slowdown"] = {name: seconds[name] / seconds["none"] for name in seconds}
     print(to_markdown(report, f"Constrained decoding on {args.data} ({args.split}, λ={args.weight:g})"))
     print("slowdown vs unconstrained: " + ", ".join(f"{k} {v:.2f}×" for k, v in report["slowdown"].items()))

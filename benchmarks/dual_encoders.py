@@ -20,7 +20,7 @@ SAMPLE = ROOT.parent / "shared" / "data" / "en_sample.tsv"
 
 
 def tnforge(*args: str) -> None:
-    subprocess.run([sys.executable, "-c", "from tnforge.cli import main; main()", *args], check=True,
+    subprocess.run([sys.executable, "-m", "tnforge", *args], check=True,
                    stdout=subprocess.DEVNULL)
 
 
@@ -33,8 +33,8 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
 
-    from tnforge.trainers.dual_encoders.config import DualEncoderConfig
     from tnforge.trainers.dual_encoders.metrics import to_markdown
+    from tnforge.trainers.dual_encoders.runs import default_model
     from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
 
     data = args.data_dir or args.work / "dataset"
@@ -45,11 +45,11 @@ def main() -> None:
         tnforge("negatives", str(data), "--kinds", "synthetic,random", "--ratio", args.ratio)
     results = {}
     # The CLI's defaults: the sequence DE with the interaction term, the vocabulary filter with the dot head.
-    for kind, head, cross in (("sequence", "mlp", 1 << 18), ("vocabulary", "dot", 0)):
+    for kind in ("sequence", "vocabulary"):
         started = time.monotonic()
         result = train_dual_encoder(DETrainConfig(
             data=str(data), out=str(args.work / f"{kind}-de"), kind=kind, device=args.device, threads=args.threads,
-            progress=False, model=DualEncoderConfig(kind=kind, head=head, cross_buckets=cross)))
+            progress=False, model=default_model(kind)))
         seconds = time.monotonic() - started
         best = result.best
         nontrivial = best.get("nontrivial", {}).get("auc", best["auc"])

@@ -30,7 +30,7 @@ def tnforge(*args: str) -> None:
     """Run one `tnforge` command, echoing it and its duration."""
     print("$ tnforge " + " ".join(args), file=sys.stderr, flush=True)
     started = time.monotonic()
-    subprocess.run([sys.executable, "-c", "from tnforge.cli import main; main()", *args], check=True,
+    subprocess.run([sys.executable, "-m", "tnforge", *args], check=True,
                    stdout=subprocess.DEVNULL)
     print(f"  ({time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
 

@@ -23,7 +23,7 @@ def build(tsv: Path, out: Path) -> None:
     if (out / "manifest.json").exists():
         print(f"using the dataset already built at {out}", file=sys.stderr)
         return
-    command = [sys.executable, "-c", "from tnforge.cli import main; main()", "build", str(tsv), "--out", str(out),
+    command = [sys.executable, "-m", "tnforge", "build", str(tsv), "--out", str(out),
                "--split", "hash"]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
@@ -44,10 +44,10 @@ def main() -> None:
 
     import torch
 
-    from tnforge.cli.model import grammar_judges
-    from tnforge.trainers.decoding.decode import decode_files
+    from tnforge.grammars import adapter
+    from tnforge.trainers.decoding.outputs import decode_predictions
     from tnforge.trainers.devices import resolve_device
-    from tnforge.trainers.evaluation.accuracy import evaluate, predictions_from_rows, write_report
+    from tnforge.trainers.evaluation.accuracy import evaluate, write_report
     from tnforge.trainers.seq2seq.data import example_files
     from tnforge.trainers.seq2seq.loading import load_model
     from tnforge.trainers.seq2seq.train import TrainConfig, train
@@ -65,12 +65,9 @@ def main() -> None:
 
     loaded = load_model(run, resolve_device(args.device))
     files = example_files(data, "dev")
-    predictions, tokens, decode_started = [], 0, time.monotonic()
-    for rows, ranked, _counts in decode_files(loaded, files, beam=args.beam, top_k=1, originals_only=True):
-        predictions += predictions_from_rows(rows, [r[0][0] if r else "" for r in ranked])
-        tokens += len(ranked)
-    decode_seconds = time.monotonic() - decode_started
-    judge, note = grammar_judges(None)
+    predictions, decode_seconds, _ = decode_predictions(loaded, files, None, beam=args.beam)
+    tokens = len(predictions)
+    judge, note = adapter.judge(None)
     report = evaluate(predictions, batch_judge=judge)
     write_report(report, run / "eval-dev", title="seq2seq on the en_sample dev split")
     figures = {

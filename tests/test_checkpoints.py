@@ -8,13 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tnforge import __version__  # noqa: E402
-from tnforge.trainers.checkpoints import (  # noqa: E402
-    BEST,
-    LAST,
-    checkpoint_file,
-    load_checkpoint,
-    save_checkpoint,
-)
+from tnforge.trainers.checkpoints import BEST, LAST, checkpoint_file, load_checkpoint, save_checkpoint  # noqa: E402
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig  # noqa: E402
 from tnforge.trainers.dual_encoders.model import DualEncoder  # noqa: E402
 from tnforge.trainers.dual_encoders.scorer import load_dual_encoder  # noqa: E402

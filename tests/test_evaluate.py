@@ -111,7 +111,7 @@ def test_grammar_judge_wiring_uses_licenses_batch_and_falls_back(monkeypatch):
     import types
 
     import tnforge
-    from tnforge.cli.model import grammar_judges
+    from tnforge.cli.common import grammar_judges
 
     fake = types.ModuleType("tnforge.grammars")
     fake.licenses = lambda before, reading, cls=None: reading == before

@@ -1,21 +1,21 @@
-"""The adversarial iteration of Gokcen et al. (2019), which they called prohibitive with slow constrained decoding:
-
-    round r: decode the training data for top-k hypotheses (with round r − 1's vocabulary filter, if any)
-             → regenerate top-k negatives from them → retrain the vocabulary filter → evaluate decoding with it.
-
-Every step arrives as an injected callable, so this module imports neither Beam (negatives) nor the CLI:
-  decode_topk(round, previous_filter_run | None) → hypotheses path
-  regenerate(round, hypotheses path)             → None (writes the dataset's pairs / vocab_pairs)
-  retrain(round)                                 → the new filter's run directory
-  evaluate(round, filter_run)                    → a row of figures (errors, unrecoverable, …)
+"""The adversarial iteration of Gokcen et al. (2019): each round decodes the training data for top-k
+hypotheses (with the previous round's vocabulary filter) → regenerates top-k negatives → retrains the filter
+→ evaluates decoding with it. `adversarial_loop` runs injected steps; `run_loop` supplies them for a seq2seq
+model and a dataset directory, with the regeneration (Beam) passed in by the caller.
 """
 
 from __future__ import annotations
 
+import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tnforge.trainers.decoding.constraint_sets import WEIGHT
+from tnforge.trainers.decoding.outputs import Progress
+from tnforge.trainers.evaluation.accuracy import BatchJudge
 
 DecodeTopK = Callable[[int, Path | None], Path]
 Regenerate = Callable[[int, Path], None]
@@ -66,3 +66,99 @@ def loop_markdown(rows: list[dict[str, Any]], title: str = "Adversarial loop") -
                      f"| {cell('filter_auc', '{:.4f}')} | {cell('decode_s', '{:.0f}')} | {cell('negatives_s', '{:.0f}')} "
                      f"| {cell('train_s', '{:.0f}')} | {cell('evaluate_s', '{:.0f}')} |")
     return "\n".join(lines) + "\n"
+
+
+# --- the loop's steps on a seq2seq model and a dataset directory --------------------------------------------
+
+#: Negative kinds each round regenerates (the top-k ones come from the round's hypotheses).
+REGENERATED_KINDS = ("synthetic", "random", "topk")
+#: (dataset, kinds, ratio, top-k hypotheses, seed) → None: writes the dataset's pairs / vocab_pairs (Beam).
+RegenerateNegatives = Callable[[Path, Sequence[str], float | None, Path, int], None]
+
+
+@dataclass
+class LoopConfig:
+    """Options of the loop (the `loop` command's defaults)."""
+
+    rounds: int = 2
+    split: str = "dev"  # evaluated after each round
+    top_k: int = 5  # hypotheses per training input
+    ratio: float | None = 3.0  # negatives per positive when regenerating (None: every candidate)
+    weight: float = WEIGHT  # vocabulary filter weight λ
+    epochs: int = 20  # of each filter retraining
+    beam: int = 5
+    batch_size: int = 256
+
+
+def loop_dataset(source: Path, work: Path) -> Path:
+    """A dataset directory for the loop's regenerated pairs: links to the source's examples and positives."""
+    from tnforge.datasets import DATASET_DIRS, MANIFEST
+
+    target = work / "data"
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("examples", "sentences", "positive_pairs"):
+        link = target / DATASET_DIRS[name]
+        if not link.exists() and (source / DATASET_DIRS[name]).exists():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to((source / DATASET_DIRS[name]).resolve(), target_is_directory=True)
+    if (source / MANIFEST).exists():
+        shutil.copyfile(source / MANIFEST, target / MANIFEST)
+    return target
+
+
+def decode_topk(loaded: Any, files: Sequence[Path], out: Path, config: LoopConfig, previous: Path | None) -> Path:
+    """The train split's top-k hypotheses (decoded with the previous round's filter, if any) → `out`."""
+    from tnforge.trainers.decoding.constraint_sets import vocabulary_constraint
+    from tnforge.trainers.decoding.outputs import write_hypotheses
+
+    constraint = None if previous is None else vocabulary_constraint(loaded, str(previous), config.weight)
+    write_hypotheses(loaded, files, out, split="train", beam=max(config.beam, config.top_k), top_k=config.top_k,
+                     batch_size=config.batch_size, constraint=constraint)
+    return out
+
+
+def retrain_filter(dataset: Path, run: Path, device: str, epochs: int) -> Path:
+    """Train a vocabulary filter (the default model) on the dataset's vocab_pairs into `run`."""
+    from tnforge.trainers.dual_encoders.runs import default_model
+    from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
+
+    train_dual_encoder(DETrainConfig(data=str(dataset), out=str(run), kind="vocabulary", device=device,
+                                     epochs=epochs, progress=False, model=default_model("vocabulary")))
+    return run
+
+
+def evaluate_filter(loaded: Any, files: Sequence[Path], run: Path, config: LoopConfig,
+                    judge: BatchJudge | None = None, progress: Progress | None = None, label: str = "evaluate", total: int | None = None) -> dict[str, Any]:
+    """Errors of decoding `config.split` with the filter of `run`: a row of the loop's table."""
+    from tnforge.trainers.decoding.constraint_sets import load_scorer
+    from tnforge.trainers.decoding.constraints import VocabularyFilterConstraint
+    from tnforge.trainers.decoding.outputs import evaluate_decoding
+
+    scorer = load_scorer(str(run), loaded.device, "vocabulary")
+    result = evaluate_decoding(loaded, files, config.split, VocabularyFilterConstraint(scorer, config.weight), judge,
+                               config.beam, config.batch_size, progress, label, total)
+    return {"errors": len(result["errors"]), "error_rate": 1 - result["tokens"]["accuracy"],
+            "unrecoverable": result.get("unrecoverable"), "filter_auc": scorer.metrics.get("dev", {}).get("auc")}
+
+
+def run_loop(loaded: Any, source: Path, work: Path, regenerate: RegenerateNegatives, config: LoopConfig,
+             judge: BatchJudge | None = None, progress: Progress | None = None,
+             on_round: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """The loop on a built dataset `source` (left untouched): pairs are regenerated in `work`/data, each
+    round's hypotheses and filter go to `work`/round-N/. Returns one row per round."""
+    from tnforge.manifest import build_config
+    from tnforge.trainers.decoding.outputs import original_tokens
+    from tnforge.trainers.seq2seq.data import example_files
+
+    dataset = loop_dataset(Path(source), Path(work))
+    train_files, eval_files = example_files(dataset, "train"), example_files(dataset, config.split)
+    total = original_tokens(eval_files, config.split) if progress else None
+    seed = int(build_config(dataset).get("seed", 0) or 0)
+    return adversarial_loop(
+        config.rounds,
+        lambda r, previous: decode_topk(loaded, train_files, Path(work) / f"round-{r}" / "hypotheses.parquet",
+                                        config, previous),
+        lambda r, hypotheses: regenerate(dataset, REGENERATED_KINDS, config.ratio, hypotheses, seed),
+        lambda r: retrain_filter(dataset, Path(work) / f"round-{r}" / "voc-de", str(loaded.device), config.epochs),
+        lambda r, run: evaluate_filter(loaded, eval_files, run, config, judge, progress, f"round {r}", total),
+        on_round=on_round)

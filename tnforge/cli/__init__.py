@@ -20,12 +20,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("tnforge.cli.validate:validate", "Validate a dataset directory with Great Expectations."),
     "grammar": ("tnforge.cli.grammar:grammar", "Covering grammars: readings, coverage, lexicon learning."),
     "train": ("tnforge.cli.train:train", "Train the seq2seq normalizer or a dual encoder."),
-    "decode": ("tnforge.cli.model:decode", "Beam-search decode a dataset and write top-k hypotheses."),
-    "normalize": ("tnforge.cli.model:normalize", "Normalize a sentence of text with a trained model."),
-    "evaluate": ("tnforge.cli.model:evaluate", "Evaluate a model per semiotic class."),
-    "compare": ("tnforge.cli.dual_encoders:compare", "Compare constrained decoding configurations (Table 1)."),
-    "sweep-lambda": ("tnforge.cli.dual_encoders:sweep_lambda", "Error rate per class against the constraint weight."),
-    "loop": ("tnforge.cli.dual_encoders:loop", "Adversarial top-k loop: decode, regenerate, retrain the filter."),
+    "decode": ("tnforge.cli.decode:decode", "Beam-search decode a dataset and write top-k hypotheses."),
+    "normalize": ("tnforge.cli.normalize:normalize", "Normalize a sentence of text with a trained model."),
+    "evaluate": ("tnforge.cli.evaluate:evaluate", "Evaluate a model per semiotic class."),
+    "compare": ("tnforge.cli.compare:compare", "Compare constrained decoding configurations (Table 1)."),
+    "sweep-lambda": ("tnforge.cli.sweep_lambda:sweep_lambda", "Error rate per class against the constraint weight."),
+    "loop": ("tnforge.cli.loop:loop", "Adversarial top-k loop: decode, regenerate, retrain the filter."),
 }
 
 

@@ -11,36 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tnforge.trainers.evaluation.accuracy import BatchJudge, evaluate, is_correct, predictions_from_rows
+from tnforge.trainers.evaluation.accuracy import BatchJudge, evaluate, is_correct
 from tnforge.trainers.evaluation.significance import paired_test
 
 Predictions = list[dict[str, Any]]
-
-
-def decode_predictions(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
-                       beam: int = 5, batch_size: int = 256,
-                       on_batch: Callable[[int], None] | None = None) -> tuple[Predictions, float, dict[str, int]]:
-    """Best reading of every original (non-copy) example, as evaluation predictions, the seconds taken, and the
-    constraint's counts summed over the batches."""
-    from tnforge.trainers.decoding.decode import decode_files
-    from tnforge.trainers.decoding.hooks import merge_counts
-
-    predictions: Predictions = []
-    counts: dict[str, int] = {}
-    started = time.monotonic()
-    for rows, ranked, batch_counts in decode_files(loaded, files, split=split, beam=beam, top_k=1,
-                                                   batch_size=batch_size, constraint=constraint, on_batch=on_batch,
-                                                   originals_only=True):
-        if "after" not in rows:
-            raise ValueError("the examples have no 'after' column: nothing to compare with")
-        predictions += predictions_from_rows(rows, [r[0][0] if r else "" for r in ranked])
-        counts = merge_counts(counts, batch_counts)
-    return predictions, time.monotonic() - started, counts
 
 
 def _correct(predictions: Predictions) -> list[bool]:

@@ -1,0 +1,49 @@
+"""`tnforge decode`: beam-search decode a dataset and write the top-k hypotheses (`trainers.decode_outputs`)."""
+
+from __future__ import annotations
+
+import click
+
+from tnforge.cli import common
+from tnforge.config import config_option
+
+
+@click.command(context_settings={"show_default": True})
+@config_option
+@common.model_option
+@common.data_option
+@click.option("--split", default="dev", help="Split to decode (dataset directories, or files with a split column).")
+@click.option("--out", "-o", required=True,
+              help="Hypotheses output: a folder of Parquet parts, or one file when it ends in .parquet.")
+@common.beam_option
+@click.option("--top-k", default=10, type=click.IntRange(1), help="Distinct hypotheses kept per input.")
+@common.batch_size_option
+@click.option("--copies/--no-copies", default=False, help="Also decode the build's up-sampling copies.")
+@click.option("--rows-per-file", default=1_000_000, type=click.IntRange(1), help="Hypotheses per Parquet part.")
+@common.constraint_options
+@common.runtime_options
+def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, batch_size: int, copies: bool,
+           rows_per_file: int, seq_de: str | None, voc_de: str | None, grammar_constraint: bool, weight: float,
+           device: str, threads: int) -> None:
+    """Beam-search decode examples and write the top-k hypotheses (schema `hypotheses`).
+
+    Each input gets up to --top-k distinct readings, ranked by log-probability (rank 0 = best), with the
+    gold reading when the examples carry it: the top-k source for negatives.
+
+    \b
+    Examples:
+      tnforge decode --model runs/s2s --data out/sample --split train --top-k 10 --out out/sample/hyps
+      tnforge decode --model runs/s2s/best.pt --data dev.parquet --beam 5 --top-k 1 --out hyps.parquet
+    """
+    from tnforge.trainers.decoding.outputs import write_hypotheses
+
+    loaded = common.load_seq2seq(model, device, threads)
+    constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
+    files = common.example_files_of(data, split)
+    with common.click_errors():
+        written = write_hypotheses(loaded, files, out, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
+                                   copies=copies, rows_per_file=rows_per_file, constraint=constraint,
+                                   progress=common.token_progress)
+    click.echo(f"decoded {written.inputs:,} inputs → {written.rows:,} hypotheses in {written.files} file(s) at {out} "
+               f"({written.inputs_per_second:,.0f} inputs/s, beam {beam}, top-k {top_k}, {loaded.device}, "
+               f"{constraint_note})")

@@ -1,0 +1,26 @@
+"""`tnforge train …`: train models from a built dataset directory (each model a sub-command in a module of
+this package, imported only when used)."""
+
+from __future__ import annotations
+
+import click
+
+from tnforge.cli.lazy import LazyGroup
+
+#: Trainers: sub-command → ("module:attribute", one-line help), listed in this order. Add new trainers here.
+TRAINERS: dict[str, tuple[str, str]] = {
+    "seq-de": ("tnforge.cli.train.dual_encoders:seq_de", "The sequence dual encoder (input, reading) → acceptable?"),
+    "seq2seq": ("tnforge.cli.train.seq2seq:seq2seq", "The attention seq2seq normalizer: characters in, words out."),
+    "voc-de": ("tnforge.cli.train.dual_encoders:voc_de", "The vocabulary-filter dual encoder (input, word) → may occur?"),
+}
+
+
+@click.group(cls=LazyGroup, lazy_commands=TRAINERS, context_settings={"show_default": True})
+def train() -> None:
+    """Train a model from a dataset directory built by `tnforge build`.
+
+    \b
+    Examples:
+      tnforge train seq2seq --data out/sample --out runs/s2s
+      tnforge train seq2seq --data out/sample --out runs/s2s --resume --epochs 60
+    """

@@ -1,0 +1,135 @@
+"""What decoding a dataset with a trained seq2seq model produces: predictions, evaluations, hypotheses files.
+
+`decode_predictions` is the one decode → predictions loop (evaluate, compare, the λ sweep, the loop,
+benchmarks); `write_hypotheses` writes the top-k hypotheses as Parquet parts or as one file.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tnforge.trainers.decoding.hooks import Counts, merge_counts
+from tnforge.trainers.evaluation.accuracy import BatchJudge
+
+Predictions = list[dict[str, Any]]
+OnBatch = Callable[[int], None]
+#: (label, tokens to decode) → a context manager giving a progress bar with `.update(tokens)`.
+Progress = Callable[[str, int], AbstractContextManager[Any]]
+
+
+def original_tokens(files: Sequence[Path], split: str | None) -> int:
+    """Tokens `decode_predictions` decodes: the originals (no up-sampling copies) of the split."""
+    from tnforge.trainers.seq2seq.data import count_rows
+
+    return count_rows(files, split, max_copies=1)
+
+
+def decode_predictions(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
+                       beam: int = 5, batch_size: int = 256,
+                       on_batch: OnBatch | None = None) -> tuple[Predictions, float, Counts]:
+    """Best reading of every original (non-copy) example, as evaluation predictions, the seconds taken, and the
+    constraint's counts summed over the batches."""
+    from tnforge.trainers.decoding.decode import decode_files
+    from tnforge.trainers.evaluation.accuracy import predictions_from_rows
+
+    predictions: Predictions = []
+    counts: Counts = {}
+    started = time.monotonic()
+    for rows, ranked, batch_counts in decode_files(loaded, files, split=split, beam=beam, top_k=1,
+                                                   batch_size=batch_size, constraint=constraint, on_batch=on_batch,
+                                                   originals_only=True):
+        if "after" not in rows:
+            raise ValueError("the examples have no 'after' column: nothing to compare with")
+        predictions += predictions_from_rows(rows, [r[0][0] if r else "" for r in ranked])
+        counts = merge_counts(counts, batch_counts)
+    return predictions, time.monotonic() - started, counts
+
+
+def decode_with_progress(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
+                         beam: int = 5, batch_size: int = 256, progress: Progress | None = None,
+                         label: str = "decode", total: int | None = None) -> tuple[Predictions, float, Counts]:
+    """`decode_predictions` under a progress bar labelled `label` (`total`: the split's original tokens,
+    counted when not given; count once when decoding the same split several times)."""
+    if progress is None:
+        return decode_predictions(loaded, files, split, constraint, beam, batch_size)
+    total = original_tokens(files, split) if total is None else total
+    with progress(label, total) as bar:
+        return decode_predictions(loaded, files, split, constraint, beam, batch_size, on_batch=bar.update)
+
+
+def evaluate_decoding(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
+                      judge: BatchJudge | None = None, beam: int = 5, batch_size: int = 256, progress: Progress | None = None,
+                      label: str = "evaluate", total: int | None = None) -> dict[str, Any]:
+    """Decode the split's originals and evaluate the best readings (`trainers.evaluation.evaluate`), errors
+    judged by the covering grammar's batch `judge` when given."""
+    from tnforge.trainers.evaluation.accuracy import evaluate
+
+    predictions, _, _ = decode_with_progress(loaded, files, split, constraint, beam, batch_size, progress, label, total)
+    return evaluate(predictions, batch_judge=judge)
+
+
+@dataclass(frozen=True)
+class HypothesesWritten:
+    """What `write_hypotheses` wrote: inputs decoded, hypothesis rows, Parquet files, seconds."""
+
+    inputs: int
+    rows: int
+    files: int
+    seconds: float
+
+    @property
+    def inputs_per_second(self) -> float:
+        return self.inputs / max(self.seconds, 1e-9)
+
+
+def write_hypotheses(loaded: Any, files: Sequence[Path], out: str | os.PathLike, split: str | None = None,
+                     beam: int = 5, top_k: int = 10, batch_size: int = 256, copies: bool = False,
+                     rows_per_file: int = 1_000_000, constraint: Any = None,
+                     progress: Progress | None = None) -> HypothesesWritten:
+    """Decode examples files and write their top-k hypotheses (schema `hypotheses`).
+
+    `out` ending in `.parquet` is one file; otherwise a folder of `part-NNNNN.parquet` files of about
+    `rows_per_file` rows each. Up-sampling copies are decoded only with `copies`. Nothing is written when
+    there is nothing to decode.
+    """
+    import pyarrow as pa
+
+    from tnforge import schemas
+    from tnforge.datasets import write_shard
+    from tnforge.trainers.decoding.decode import decode_files, hypotheses_table
+    from tnforge.trainers.seq2seq.data import count_rows
+
+    out = str(out)
+    single = out.endswith(".parquet")
+    pending: list[pa.Table] = []
+    pending_rows = written_rows = inputs = parts = 0
+    started = time.monotonic()
+
+    def flush() -> None:
+        nonlocal pending, pending_rows, parts
+        path = out if single else os.path.join(out, f"part-{parts:05d}.parquet")
+        write_shard(pa.concat_tables(pending), path, schemas.HYPOTHESES)
+        parts += 1
+        pending, pending_rows = [], 0
+
+    shown = progress("decode", count_rows(files, split, max_copies=0 if copies else 1)) if progress else nullcontext()
+    with shown as bar:
+        for rows, ranked, _ in decode_files(loaded, files, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
+                                         on_batch=bar.update if bar is not None else None,
+                                         originals_only=not copies, constraint=constraint):
+            table = hypotheses_table(rows, ranked)
+            pending.append(table)
+            pending_rows += table.num_rows
+            written_rows += table.num_rows
+            inputs += len(ranked)
+            if not single and pending_rows >= rows_per_file:
+                flush()
+        if pending:
+            flush()
+    return HypothesesWritten(inputs, written_rows, parts, time.monotonic() - started)

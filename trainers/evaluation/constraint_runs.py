@@ -1,0 +1,81 @@
+"""The runs behind `compare` and `sweep-lambda`: decode one split under every constraint configuration (or
+every λ) and report on the predictions. The covering-grammar judge arrives as a callable; progress and
+per-run notes go to optional callbacks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tnforge.schemas.classes import COVERED
+from tnforge.trainers.decoding.outputs import Predictions, Progress, decode_with_progress, original_tokens
+from tnforge.trainers.evaluation.accuracy import BatchJudge
+from tnforge.trainers.evaluation.comparison import (
+    compare_configurations,
+    plot_sweep,
+    sweep_markdown,
+    sweep_rows,
+)
+
+#: (label, tokens decoded, seconds) after each decode.
+OnDecoded = Callable[[str, int, float], None]
+
+
+def run_comparison(loaded: Any, files: Sequence[Path], split: str | None, configurations: Mapping[str, Any],
+                   judge: BatchJudge | None = None, covered: Collection[str] = COVERED, beam: int = 5,
+                   batch_size: int = 256, progress: Progress | None = None,
+                   on_decoded: OnDecoded | None = None) -> dict[str, Any]:
+    """Decode the split under each configuration (name → constraint or None; "none" is the baseline) and
+    compare them (`compare_configurations`), with decoding seconds and, for "+grammar", the grammar inputs
+    constrained and left free."""
+    runs: dict[str, Predictions] = {}
+    seconds: dict[str, float] = {}
+    grammar_inputs: dict[str, int] = {}
+    total = original_tokens(files, split) if progress else 0
+    for name, constraint in configurations.items():
+        runs[name], seconds[name], counts = decode_with_progress(loaded, files, split, constraint, beam, batch_size,
+                                                                 progress, name, total)
+        if on_decoded:
+            on_decoded(name, len(runs[name]), seconds[name])
+        if name == "+grammar" and constraint is not None:
+            grammar_inputs = {"constrained": counts.get("grammar_constrained", 0),
+                              "unconstrained": counts.get("grammar_unconstrained", 0)}
+    result = compare_configurations(runs, judge, covered, baseline="none", seconds=seconds)
+    if grammar_inputs:
+        result["grammar_inputs"] = grammar_inputs
+    return result
+
+
+def run_sweep(loaded: Any, files: Sequence[Path], split: str | None, weights: Sequence[float],
+              seq_de: str | None = None, voc_de: str | None = None, judge: BatchJudge | None = None,
+              beam: int = 5, batch_size: int = 256, progress: Progress | None = None,
+              on_decoded: OnDecoded | None = None) -> list[dict[str, Any]]:
+    """Decode the split with the dual-encoder constraints at each λ (λ = 0: unconstrained); `sweep_rows`."""
+    from tnforge.trainers.decoding.constraint_sets import build_constraint
+
+    if not seq_de and not voc_de:
+        raise ValueError("give a sequence and/or a vocabulary dual encoder: there is nothing to weigh")
+    results: dict[float, Predictions] = {}
+    total = original_tokens(files, split) if progress else 0
+    for weight in weights:
+        constraint, note = build_constraint(loaded, seq_de, voc_de, weight=weight)
+        results[weight], seconds, _ = decode_with_progress(loaded, files, split, constraint if weight else None, beam,
+                                                        batch_size, progress, f"λ={weight:g}", total)
+        if on_decoded:
+            on_decoded(f"λ={weight:g} ({note})", len(results[weight]), seconds)
+    return sweep_rows(results, judge)
+
+
+def write_sweep(rows: Sequence[dict[str, Any]], out: str | os.PathLike, title: str) -> tuple[str, list[Path]]:
+    """Write sweep.md, sweep.json and sweep.png into the folder `out`; returns the Markdown and the paths."""
+    from tnforge.filesystems import write_text_files
+
+    folder = Path(out)
+    markdown = sweep_markdown(rows, title)
+    paths = write_text_files(folder, {"sweep.md": markdown, "sweep.json": json.dumps(rows, indent=2) + "\n"})
+    paths.append(plot_sweep(rows, folder / "sweep.png", title))
+    return markdown, paths
