@@ -102,3 +102,42 @@ def test_no_module_is_over_the_size_limit():
 def test_the_cli_stays_a_thin_shell():
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in python_files("tnforge/cli"))
     assert lines <= MAX_CLI_LINES, f"tnforge/cli/ has {lines} lines (limit {MAX_CLI_LINES})"
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Our modules → the modules of ours they import at module level (`from pkg import submodule` counts
+    as the submodule; imports inside functions are lazy and left out)."""
+    files = {}
+    for folder, package in WINGS.items():
+        for path in python_files(folder):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            files[".".join([package, *parts]).removesuffix(".__init__")] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        found: set[str] = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.update(f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in files else node.module
+                             for a in node.names)
+        graph[name] = {module for module in found if module in files and module != name}
+    return graph
+
+
+def test_no_import_cycle():
+    graph, state, cycles = module_graph(), {}, []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for other in sorted(graph[module]):
+            if state.get(other) == "open":
+                cycles.append(" → ".join([*path[path.index(other):], module, other]))
+            elif other not in state:
+                visit(other, [*path, module])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [])
+    assert len(graph) > 100 and not cycles, "\n".join(cycles)
