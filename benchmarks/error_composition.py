@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from tnforge.manifest import read_manifest
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT.parent / "shared" / "data" / "en_sample.tsv"
 
@@ -80,7 +82,7 @@ def main() -> None:
         if not (work / "hyps" / split).exists():
             tnforge("decode", "--model", str(work / "s2s"), "--data", str(data), "--split", split, "--top-k", "10",
                     "--out", str(work / "hyps" / split), *common)
-    if "negatives" not in json.loads((data / "manifest.json").read_text()):
+    if "negatives" not in read_manifest(data):
         tnforge("negatives", str(data), "--kinds", "synthetic,random,topk", "--ratio", args.ratio,
                 "--topk-from", str(work / "hyps"))
     runs = {"seq-de": ("seq-de", "synthetic,random"), "voc-rand": ("voc-de", "class,global,unread"),

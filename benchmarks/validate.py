@@ -12,7 +12,6 @@ count ratio, so a good build stays good), scales the manifest to match, and time
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import shutil
 import subprocess
@@ -26,6 +25,7 @@ import pyarrow as pa
 
 from tnforge import datasets, schemas
 from tnforge.hashing import mix64
+from tnforge.manifest import read_manifest, write_manifest
 
 SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "en_sample.tsv"
 
@@ -54,7 +54,7 @@ def replicate_examples(source: Path, target: Path, rows: int, shards: int) -> in
 
 def scaled_manifest(source: Path, target: Path, factor: int) -> None:
     """The source manifest with every count the validation checks multiplied by the replication factor."""
-    manifest = json.loads((source / datasets.MANIFEST).read_text())
+    manifest = read_manifest(source)
     for stats in manifest["splits"].values():
         for section in ("tokens", "examples"):
             stats[section] = {cls: n * factor for cls, n in stats[section].items()}
@@ -65,7 +65,7 @@ def scaled_manifest(source: Path, target: Path, factor: int) -> None:
         manifest["accounting"][key] *= factor
     manifest["datasets"] = {"examples": {s: n * factor for s, n in manifest["datasets"]["examples"].items()}}
     manifest.pop("rejects_by_reason", None)
-    (target / datasets.MANIFEST).write_text(json.dumps(manifest, indent=2))
+    write_manifest(target, manifest)
 
 
 def main() -> None:

@@ -23,7 +23,6 @@ import pyarrow.parquet as pq
 
 from tnforge import schemas
 from tnforge.hashing import mix64
-from tnforge.manifest import MANIFEST  # noqa: F401 - where callers have found it
 
 #: Sub-directory of each dataset under DIR; split sub-directories go below it (except rejects).
 DATASET_DIRS: dict[str, str] = {

@@ -92,7 +92,8 @@ class LoopConfig:
 
 def loop_dataset(source: Path, work: Path) -> Path:
     """A dataset directory for the loop's regenerated pairs: links to the source's examples and positives."""
-    from tnforge.datasets import DATASET_DIRS, MANIFEST
+    from tnforge.datasets import DATASET_DIRS
+    from tnforge.manifest import has_manifest, manifest_path
 
     target = work / "data"
     target.mkdir(parents=True, exist_ok=True)
@@ -101,8 +102,8 @@ def loop_dataset(source: Path, work: Path) -> Path:
         if not link.exists() and (source / DATASET_DIRS[name]).exists():
             link.parent.mkdir(parents=True, exist_ok=True)
             link.symlink_to((source / DATASET_DIRS[name]).resolve(), target_is_directory=True)
-    if (source / MANIFEST).exists():
-        shutil.copyfile(source / MANIFEST, target / MANIFEST)
+    if has_manifest(source):
+        shutil.copyfile(manifest_path(source), manifest_path(target))
     return target
 
 
