@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from tnforge.cli.common import PassThroughCommand, parse_ratio
+from tnforge.cli.common import PassThroughCommand, ratio_option
 from tnforge.config import config_option, field_default
 from tnforge.pipelines.build_config import BuildConfig, bundled_sample, parse_split_ratios
 from tnforge.pipelines.negatives_config import NegativesConfig, NegativesOptionError, parse_kinds
@@ -53,8 +53,7 @@ def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tu
 @click.option("--overwrite", is_flag=True, help="Replace the contents of a non-empty --out.")
 @click.option("--validate", is_flag=True, help="Validate the result with Great Expectations at the end.")
 @click.option("--negatives", default="", help=f"Also generate negatives of these kinds: {','.join(KINDS)}.")
-@click.option("--ratio", default=f"{field_default(NegativesConfig, 'ratio'):g}",
-              help="Negatives per positive: a number (3, 10) or 'all'.")
+@ratio_option(field_default(NegativesConfig, "ratio"), "Negatives per positive: a number (3, 10) or 'all'.")
 @click.option("--topk-from", default=None, help="Hypotheses Parquet (from `tnforge decode`) for top-k negatives.")
 @click.option("--grammar/--no-grammar", default=field_default(NegativesConfig, "grammar"),
               help="Judge generated negatives with the covering grammar (default: when pynini is installed).")
@@ -62,7 +61,7 @@ def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tu
 def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, split_ratios, window: int,
           trivial_fraction: float, measure_min_count: int, cardinal_min_value: int, cardinal_target: int,
           seed: int, shards: int, max_token_chars: int, workers: int, overwrite: bool, validate: bool,
-          negatives: str, ratio: str, topk_from: str | None, grammar: bool | None) -> None:
+          negatives: str, ratio: float | None, topk_from: str | None, grammar: bool | None) -> None:
     """Build a dataset directory from corpus files (Google TSV or Kaggle CSV; globs, .gz, gs://).
 
     Without INPUT, builds the bundled sample corpus. Arguments after `--` go to Beam, e.g. to run on
@@ -90,7 +89,7 @@ def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, spl
     wanted = None
     if negatives.replace(",", "").strip():
         try:
-            wanted = NegativesConfig(kinds=parse_kinds(negatives), ratio=parse_ratio(ratio), topk_from=topk_from,
+            wanted = NegativesConfig(kinds=parse_kinds(negatives), ratio=ratio, topk_from=topk_from,
                                      grammar=grammar, seed=seed)
         except NegativesOptionError as error:
             raise click.BadParameter(str(error), param_hint="--negatives") from error

@@ -37,14 +37,16 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: list[
       tnforge compare --model runs/s2s --data out/sample --split test --seq-de runs/seq-de \\
           --voc-de random=runs/voc-rand --voc-de topk=runs/voc-topk --report runs/compare
     """
+    from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import configuration_matrix, constraint_pieces
     from tnforge.trainers.evaluation.comparison import to_markdown, write_comparison
     from tnforge.trainers.evaluation.constraint_runs import run_comparison
 
     loaded = common.load_seq2seq(model, device, threads)
     files = common.example_files_of(data, split)
-    reading_words, covered = common.grammar_reading_words() if grammar_constraint else (None, frozenset())
-    judge, note = common.grammar_judges(None)
+    with common.grammar_errors("--grammar-constraint"):
+        reading_words, covered = adapter.reading_words() if grammar_constraint else (None, frozenset())
+    judge, note = adapter.judge()
     with common.click_errors():
         pieces = constraint_pieces(loaded, seq_de, voc_de, reading_words, covered, weight)
         result = run_comparison(loaded, files, split, configuration_matrix(pieces), judge, beam=beam,

@@ -17,7 +17,7 @@ from tnforge.config import config_option
               help="Hypotheses output: a folder of Parquet parts, or one file when it ends in .parquet.")
 @common.beam_option
 @click.option("--top-k", default=10, type=click.IntRange(1), help="Distinct hypotheses kept per input.")
-@common.batch_size_option
+@common.batch_size_option(256)
 @click.option("--copies/--no-copies", default=False, help="Also decode the build's up-sampling copies.")
 @click.option("--rows-per-file", default=1_000_000, type=click.IntRange(1), help="Hypotheses per Parquet part.")
 @common.constraint_options

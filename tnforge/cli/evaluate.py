@@ -35,10 +35,12 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
       tnforge evaluate --model runs/s2s --data out/sample --split dev --report runs/s2s/eval-dev
       tnforge evaluate --model runs/s2s --data out/sample --split test --no-grammar
     """
+    from tnforge.grammars import adapter
     from tnforge.trainers.decoding.outputs import evaluate_decoding
     from tnforge.trainers.evaluation.accuracy import to_markdown, write_report
 
-    judge, note = common.grammar_judges(grammar)
+    with common.grammar_errors("--grammar"):
+        judge, note = adapter.judge(grammar)
     loaded = common.load_seq2seq(model, device, threads)
     constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
     files = common.example_files_of(data, split)

@@ -32,15 +32,13 @@ def _regenerate(dataset: Path, kinds: Sequence[str], ratio: float | None, hypoth
 @click.option("--rounds", default=DEFAULTS.rounds, type=click.IntRange(1), help="Adversarial rounds.")
 @click.option("--split", default=DEFAULTS.split, help="Split evaluated after each round.")
 @click.option("--top-k", default=DEFAULTS.top_k, type=click.IntRange(1), help="Hypotheses per training input.")
-@click.option("--ratio", default=f"{DEFAULTS.ratio:g}",
-              help="Negatives per positive when regenerating ('all' for every candidate).")
+@common.ratio_option(DEFAULTS.ratio, "Negatives per positive when regenerating ('all' for every candidate).")
 @common.weight_option("Vocabulary filter weight λ.")
-@click.option("--epochs", default=DEFAULTS.epochs, type=click.IntRange(1), help="Epochs of each filter retraining.")
+@common.epochs_option(DEFAULTS.epochs, "Epochs of each filter retraining.")
 @common.decoding_options
-@click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
-              help="Work folder: data/ (regenerated pairs), round-N/ (hypotheses, filter), loop.md, loop.json.")
+@common.out_option("Work folder: data/ (regenerated pairs), round-N/ (hypotheses, filter), loop.md, loop.json.")
 @common.runtime_options
-def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str, weight: float, epochs: int, beam: int,
+def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: float | None, weight: float, epochs: int, beam: int,
          batch_size: int, out: str, device: str, threads: int) -> None:
     """The adversarial loop: decode the train split for top-k → regenerate top-k negatives → retrain the
     vocabulary filter → decode --split with it; N rounds, one table row per round.
@@ -50,12 +48,13 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: str,
       tnforge loop --model runs/s2s --data out/sample --rounds 3 --out runs/loop
     """
     from tnforge.filesystems import write_text_files
+    from tnforge.grammars import adapter
     from tnforge.trainers.adversarial_loop import loop_markdown, run_loop
 
-    config = LoopConfig(rounds=rounds, split=split, top_k=top_k, ratio=common.parse_ratio(ratio), weight=weight,
+    config = LoopConfig(rounds=rounds, split=split, top_k=top_k, ratio=ratio, weight=weight,
                         epochs=epochs, beam=beam, batch_size=batch_size)
     loaded = common.load_seq2seq(model, device, threads)
-    judge, note = common.grammar_judges(None)
+    judge, note = adapter.judge()
     done: list[dict[str, Any]] = []
 
     def report(row: dict[str, Any]) -> None:

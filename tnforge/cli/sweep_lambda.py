@@ -20,8 +20,7 @@ from tnforge.trainers.decoding.constraint_sets import parse_weights
 @click.option("--voc-de", default=None, type=click.Path(exists=True), help="Vocabulary filter run.")
 @click.option("--lambdas", default="0,1,2,5,10,20", callback=common.parsed_by(parse_weights), help="λ values, comma-separated.")
 @common.decoding_options
-@click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
-              help="Folder for sweep.md, sweep.json and sweep.png.")
+@common.out_option("Folder for sweep.md, sweep.json and sweep.png.")
 @common.runtime_options
 def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: str | None, lambdas: list[float], beam: int,
                  batch_size: int, out: str, device: str, threads: int) -> None:
@@ -32,13 +31,14 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
       tnforge sweep-lambda --model runs/s2s --data out/sample --seq-de runs/seq-de --voc-de runs/voc-de \\
           --lambdas 0,1,2,5,10,20 --out runs/sweep
     """
+    from tnforge.grammars import adapter
     from tnforge.trainers.evaluation.constraint_runs import run_sweep, write_sweep
 
     if not seq_de and not voc_de:
         raise click.UsageError("give --seq-de and/or --voc-de: there is nothing to weigh")
     loaded = common.load_seq2seq(model, device, threads)
     files = common.example_files_of(data, split)
-    judge, note = common.grammar_judges(None)
+    judge, note = adapter.judge()
     with common.click_errors():
         rows = run_sweep(loaded, files, split, lambdas, seq_de, voc_de, judge, beam, batch_size, common.token_progress,
                          on_decoded=lambda label, n, s: click.echo(f"{label}: {n:,} tokens in {s:.1f} s", err=True))
