@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from tnforge.cli.common import PassThroughCommand, ratio_option
-from tnforge.config import config_option, field_default
+from tnforge.cli import common
+from tnforge.config import field_default
 from tnforge.pipelines.build_config import BuildConfig, bundled_sample, parse_split_ratios
 from tnforge.pipelines.negatives_config import NegativesConfig, NegativesOptionError, parse_kinds
 from tnforge.schemas.negative_kinds import KINDS
@@ -25,8 +25,7 @@ def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tu
         raise click.BadParameter(str(error)) from error
 
 
-@click.command(cls=PassThroughCommand, context_settings={"show_default": True})
-@config_option
+@common.command(cls=common.PassThroughCommand)
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("--out", "-o", required=True, help="Output dataset directory (local or gs://).")
 @click.option("--split", type=click.Choice(SPLIT_MODES), default=_default("split"),
@@ -53,7 +52,7 @@ def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tu
 @click.option("--overwrite", is_flag=True, help="Replace the contents of a non-empty --out.")
 @click.option("--validate", is_flag=True, help="Validate the result with Great Expectations at the end.")
 @click.option("--negatives", default="", help=f"Also generate negatives of these kinds: {','.join(KINDS)}.")
-@ratio_option(field_default(NegativesConfig, "ratio"), "Negatives per positive: a number (3, 10) or 'all'.")
+@common.ratio_option(field_default(NegativesConfig, "ratio"), "Negatives per positive: a number (3, 10) or 'all'.")
 @click.option("--topk-from", default=None, help="Hypotheses Parquet (from `tnforge decode`) for top-k negatives.")
 @click.option("--grammar/--no-grammar", default=field_default(NegativesConfig, "grammar"),
               help="Judge generated negatives with the covering grammar (default: when pynini is installed).")

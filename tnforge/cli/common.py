@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from tnforge.config import parse_ratio
+from tnforge.config import config_option, parse_ratio
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
 
 Decorator = Callable[[Any], Any]
@@ -60,6 +60,14 @@ def ratio_option(default: float | None, help: str) -> Decorator:
 def weight_option(help: str = "Constraint weight λ.") -> Decorator:
     """--lambda (the constraint weight, passed as `weight`)."""
     return click.option("--lambda", "weight", default=WEIGHT, type=click.FloatRange(0), help=help)
+
+
+def command(name: str | None = None, **settings: Any) -> Decorator:
+    """A tnforge command: `click.command` showing option defaults in --help, with `--config FILE` first."""
+    def decorate(function: Any) -> Any:
+        return click.command(name, context_settings={"show_default": True}, **settings)(config_option(function))
+
+    return decorate
 
 
 def option_group(*decorators: Decorator) -> Decorator:

@@ -7,12 +7,10 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 from tnforge.trainers.decoding.constraint_sets import named_runs
 
 
-@click.command(context_settings={"show_default": True})
-@config_option
+@common.command()
 @common.model_option
 @common.data_option
 @click.option("--split", default="test", help="Split decoded by every configuration.")

@@ -7,11 +7,9 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 
 
-@click.command(context_settings={"show_default": True})
-@config_option
+@common.command()
 @common.model_option
 @common.data_option
 @click.option("--split", default="dev", help="Split to evaluate.")

@@ -12,7 +12,6 @@ from typing import Any
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 from tnforge.trainers.adversarial_loop import LoopConfig
 
 DEFAULTS = LoopConfig()
@@ -24,8 +23,7 @@ def _regenerate(dataset: Path, kinds: Sequence[str], ratio: float | None, hypoth
     run_negatives(str(dataset), list(kinds), ratio, str(hypotheses), None, seed, 1, [])
 
 
-@click.command(context_settings={"show_default": True})
-@config_option
+@common.command()
 @common.model_option
 @click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False),
               help="Dataset directory built by `tnforge build` (it is not modified).")

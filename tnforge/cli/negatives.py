@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from tnforge.cli.common import PassThroughCommand, ratio_option
-from tnforge.config import config_option, field_default
+from tnforge.cli import common
+from tnforge.config import field_default
 from tnforge.pipelines.negatives_config import NegativesConfig, NegativesOptionError, parse_kinds
 from tnforge.pipelines.negatives_job import run_negatives_job, summary_table
 from tnforge.progress import log
@@ -18,12 +18,11 @@ def _default(name: str) -> Any:
     return field_default(NegativesConfig, name)
 
 
-@click.command(cls=PassThroughCommand, context_settings={"show_default": True})
-@config_option
+@common.command(cls=common.PassThroughCommand)
 @click.argument("directory", metavar="DIR", type=click.Path(file_okay=False))
 @click.option("--kinds", default=",".join(_default("kinds")),
               help=f"Negative kinds: {', '.join(KINDS)} (comma-separated).")
-@ratio_option(_default("ratio"), "Negatives per positive: a number (3, 10) or 'all' (every candidate, up to --cap).")
+@common.ratio_option(_default("ratio"), "Negatives per positive: a number (3, 10) or 'all' (every candidate, up to --cap).")
 @click.option("--cap", default=_default("cap"), type=click.IntRange(1), help="Most negatives per input and split.")
 @click.option("--topk-from", type=click.Path(), default=_default("topk_from"), help="Hypotheses Parquet (from `tnforge decode`) for topk.")
 @click.option("--grammar/--no-grammar", default=_default("grammar"),

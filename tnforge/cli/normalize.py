@@ -5,11 +5,9 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 
 
-@click.command(context_settings={"show_default": True})
-@config_option
+@common.command()
 @common.model_option
 @click.argument("text", nargs=-1, required=True)
 @common.beam_option

@@ -7,12 +7,10 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 from tnforge.trainers.decoding.constraint_sets import parse_weights
 
 
-@click.command("sweep-lambda", context_settings={"show_default": True})
-@config_option
+@common.command("sweep-lambda")
 @common.model_option
 @common.data_option
 @click.option("--split", default="dev", help="Split decoded at every λ.")

@@ -10,7 +10,6 @@ from typing import Any
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
 from tnforge.trainers.dual_encoders import runs
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig
@@ -22,7 +21,6 @@ T = DETrainConfig()
 def _train_options(kind: str) -> Any:
     model = runs.default_model(kind)
     listed = [
-        config_option,
         click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False),
                      help="Dataset directory with pairs/ (sequence) or vocab_pairs/ (vocabulary) from "
                           "`tnforge negatives`."),
@@ -74,8 +72,7 @@ def _train(kind: str, options: dict[str, Any]) -> None:
     click.echo(summary)
 
 
-@click.command("seq-de", context_settings={"show_default": True},
-               short_help="Sequence dual encoder: p(reading acceptable for token).")
+@common.command("seq-de", short_help="Sequence dual encoder: p(reading acceptable for token).")
 @_train_options("sequence")
 def seq_de(**options: Any) -> None:
     """Train the sequence dual encoder on DIR/pairs (from `tnforge negatives`), early-stopping on dev AUC.
@@ -88,8 +85,7 @@ def seq_de(**options: Any) -> None:
     _train("sequence", options)
 
 
-@click.command("voc-de", context_settings={"show_default": True},
-               short_help="Vocabulary-filter dual encoder: p(word may appear in the reading).")
+@common.command("voc-de", short_help="Vocabulary-filter dual encoder: p(word may appear in the reading).")
 @_train_options("vocabulary")
 def voc_de(**options: Any) -> None:
     """Train the vocabulary-filter dual encoder on DIR/vocab_pairs, early-stopping on dev AUC.

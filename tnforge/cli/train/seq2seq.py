@@ -11,7 +11,6 @@ from typing import Any
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 from tnforge.trainers.checkpoints import LAST
 from tnforge.trainers.seq2seq.model import ModelConfig
 from tnforge.trainers.seq2seq.train import TrainConfig, describe, train
@@ -19,9 +18,7 @@ from tnforge.trainers.seq2seq.train import TrainConfig, describe, train
 T, M = TrainConfig(), ModelConfig()
 
 
-@click.command("seq2seq", context_settings={"show_default": True},
-               short_help="The attention seq2seq normalizer: characters in, words out.")
-@config_option
+@common.command("seq2seq", short_help="The attention seq2seq normalizer: characters in, words out.")
 @click.option("--data", "-d", required=True, type=click.Path(exists=True),
               help="Dataset directory (examples/train and examples/dev are used).")
 @common.out_option("Run directory: checkpoints, metrics.jsonl, training.png.")
