@@ -88,6 +88,13 @@ class ValidationReport:
             lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines)
 
+    def verdict(self) -> str:
+        """One line: passed or failed (how many expectations), the time taken, where results and docs went."""
+        failed = len(self.failures())
+        verdict = "passed" if self.success else f"FAILED ({failed} expectation{'s' * (failed != 1)})"
+        docs = f", Data Docs at {self.docs_index}" if self.docs_index else ""
+        return f"validation {verdict} in {self.seconds:.1f} s; results in {self.results_dir}{docs}"
+
     def to_dict(self) -> dict[str, Any]:
         return {"root": str(self.root), "success": self.success, "seconds": round(self.seconds, 3),
                 "timings": {k: round(v, 3) for k, v in self.timings.items()},

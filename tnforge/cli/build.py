@@ -18,19 +18,12 @@ def _default(name: str) -> Any:
     return field_default(BuildConfig, name)
 
 
-def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tuple) -> tuple[float, float, float]:
-    try:
-        return parse_split_ratios(value)
-    except ValueError as error:
-        raise click.BadParameter(str(error)) from error
-
-
 @common.command(cls=common.PassThroughCommand)
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("--out", "-o", required=True, help="Output dataset directory (local or gs://).")
 @click.option("--split", type=click.Choice(SPLIT_MODES), default=_default("split"),
               help="auto: standard split for files named output-000NN-of-00100, else a hash split.")
-@click.option("--split-ratios", default=",".join(map(str, _default("split_ratios"))), callback=_ratios,
+@click.option("--split-ratios", default=",".join(map(str, _default("split_ratios"))), callback=common.parsed_by(parse_split_ratios),
               help="train,dev,test shares of the hash split.")
 @click.option("--window", default=_default("window"), type=click.IntRange(0, 50),
               help="Context tokens either side of the token.")
@@ -57,10 +50,8 @@ def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tu
 @click.option("--grammar/--no-grammar", default=field_default(NegativesConfig, "grammar"),
               help="Judge generated negatives with the covering grammar (default: when pynini is installed).")
 @click.pass_context
-def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, split_ratios, window: int,
-          trivial_fraction: float, measure_min_count: int, cardinal_min_value: int, cardinal_target: int,
-          seed: int, shards: int, max_token_chars: int, workers: int, overwrite: bool, validate: bool,
-          negatives: str, ratio: float | None, topk_from: str | None, grammar: bool | None) -> None:
+def build(ctx: click.Context, inputs: tuple[str, ...], workers: int, overwrite: bool, validate: bool,
+          negatives: str, ratio: float | None, topk_from: str | None, grammar: bool | None, **options: Any) -> None:
     """Build a dataset directory from corpus files (Google TSV or Kaggle CSV; globs, .gz, gs://).
 
     Without INPUT, builds the bundled sample corpus. Arguments after `--` go to Beam, e.g. to run on
@@ -79,17 +70,13 @@ def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, spl
     from tnforge.pipelines.build_job import BuildError, run_build
     from tnforge.pipelines.manifest import summary_table
 
-    config = BuildConfig(
-        inputs=tuple(inputs) or (bundled_sample(),), out=out, split=split, split_ratios=split_ratios,
-        window=window, trivial_fraction=trivial_fraction, measure_min_count=measure_min_count,
-        cardinal_min_value=cardinal_min_value, cardinal_target=cardinal_target, seed=seed, shards=shards,
-        max_token_chars=max_token_chars, pipeline_args=tuple(ctx.meta.get("pipeline_args", ())),
-    )
+    config = BuildConfig(inputs=tuple(inputs) or (bundled_sample(),),
+                         pipeline_args=tuple(ctx.meta.get("pipeline_args", ())), **options)
     wanted = None
     if negatives.replace(",", "").strip():
         try:
             wanted = NegativesConfig(kinds=parse_kinds(negatives), ratio=ratio, topk_from=topk_from,
-                                     grammar=grammar, seed=seed)
+                                     grammar=grammar, seed=config.seed)
         except NegativesOptionError as error:
             raise click.BadParameter(str(error), param_hint="--negatives") from error
     try:
@@ -105,13 +92,13 @@ def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, spl
         from tnforge.pipelines.negatives_job import run_negatives_job
 
         try:
-            run_negatives_job(out, wanted, config.pipeline_args)
+            run_negatives_job(config.out, wanted, config.pipeline_args)
         except (ValueError, FileNotFoundError, RuntimeError) as error:
             raise click.ClickException(str(error)) from error
     if validate:
         from tnforge.validation import validate_directory
 
-        report = validate_directory(out)
+        report = validate_directory(config.out)
         click.echo(report.format_table())
         if not report.success:
-            raise click.ClickException(f"validation failed: see {out}/validation/")
+            raise click.ClickException(f"validation failed: see {config.out}/validation/")

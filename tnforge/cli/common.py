@@ -138,15 +138,10 @@ class PassThroughCommand(click.Command):
 
 def load_seq2seq(model: str, device: str, threads: int = 0) -> Any:
     """A trained seq2seq model for a command (a click error when it cannot be loaded on that device)."""
-    import torch
+    from tnforge.trainers.seq2seq.loading import load_on
 
-    from tnforge.trainers.devices import resolve_device
-    from tnforge.trainers.seq2seq.loading import load_model
-
-    if threads:
-        torch.set_num_threads(threads)
     with click_errors():
-        return load_model(model, resolve_device(device))
+        return load_on(model, device, threads)
 
 
 def example_files_of(data: str, split: str) -> list[Path]:

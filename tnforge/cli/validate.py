@@ -41,10 +41,6 @@ def validate(directory: str, docs: str | None, only: str | None, no_docs: bool, 
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         click.echo(report.format_table())
-    failed = len(report.failures())
-    verdict = "passed" if report.success else f"FAILED ({failed} expectation{'s' * (failed != 1)})"
-    docs_line = f", Data Docs at {report.docs_index}" if report.docs_index else ""
-    click.echo(f"validation {verdict} in {report.seconds:.1f} s; results in {report.results_dir}{docs_line}",
-               file=sys.stderr)
+    click.echo(report.verdict(), file=sys.stderr)
     if not report.success:
         sys.exit(1)
