@@ -4,8 +4,6 @@ in the Beam step, regenerating negatives with `pipelines.negatives`.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +13,6 @@ from tnforge.cli import common
 from tnforge.trainers.adversarial_loop import LoopConfig
 
 DEFAULTS = LoopConfig()
-
-
-def _regenerate(dataset: Path, kinds: Sequence[str], ratio: float | None, hypotheses: Path, seed: int) -> None:
-    from tnforge.pipelines.negatives import run_negatives
-
-    run_negatives(str(dataset), list(kinds), ratio, str(hypotheses), None, seed, 1, [])
 
 
 @common.command()
@@ -45,9 +37,9 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: floa
     Example:
       tnforge loop --model runs/s2s --data out/sample --rounds 3 --out runs/loop
     """
-    from tnforge.filesystems import write_text_files
     from tnforge.grammars import adapter
-    from tnforge.trainers.adversarial_loop import loop_markdown, run_loop
+    from tnforge.pipelines.negatives import regenerate_negatives
+    from tnforge.trainers.adversarial_loop import loop_markdown, round_note, run_loop, write_loop
 
     config = LoopConfig(rounds=rounds, split=split, top_k=top_k, ratio=ratio, weight=weight,
                         epochs=epochs, beam=beam, batch_size=batch_size)
@@ -57,14 +49,13 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: floa
 
     def report(row: dict[str, Any]) -> None:
         done.append(row)
-        click.echo(f"round {row['round']}: {row['errors']} errors ({row.get('unrecoverable')} unrecoverable), "
-                   f"filter dev AUC {row.get('filter_auc') or float('nan'):.4f}", err=True)
+        click.echo(round_note(row), err=True)
         click.echo(loop_markdown(done, f"Adversarial loop after round {row['round']} ({split}, λ={weight:g})").rstrip()
                    + "\n")
 
     with common.click_errors():
-        rows = run_loop(loaded, Path(data), Path(out), _regenerate, config, judge, common.token_progress, on_round=report)
-    markdown = loop_markdown(rows, f"Adversarial loop of {loaded.path} on {data} ({split}, λ={weight:g})")
-    paths = write_text_files(out, {"loop.md": markdown, "loop.json": json.dumps(rows, indent=2) + "\n"})
+        rows = run_loop(loaded, Path(data), Path(out), regenerate_negatives, config, judge, common.token_progress,
+                        on_round=report)
+    markdown, paths = write_loop(rows, out, f"Adversarial loop of {loaded.path} on {data} ({split}, λ={weight:g})")
     click.echo(markdown.rstrip())
     click.echo(f"\n{note}. " + ", ".join(str(p) for p in paths))

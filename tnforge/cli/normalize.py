@@ -20,15 +20,10 @@ def normalize(model: str, text: tuple[str, ...], beam: int, device: str, threads
       tnforge normalize --model runs/s2s "Train 540 leaves at 4:45"
     """
     from tnforge.trainers.decoding.decode import decode_windows
-    from tnforge.trainers.decoding.text_tokenizer import sentence_windows, spoken, tokenize
+    from tnforge.trainers.decoding.text_tokenizer import reading_table, sentence_windows, tokenize
 
     tokens = tokenize(" ".join(text))
     if not tokens:
         raise click.ClickException("nothing to normalize: the text has no tokens")
     loaded = common.load_seq2seq(model, device, threads)
-    readings = decode_windows(loaded, sentence_windows(tokens), beam=beam)
-    width = max(len(t) for t in tokens)
-    for token, reading in zip(tokens, readings, strict=True):
-        click.echo(f"{token:<{width}}  {reading}")
-    click.echo("")
-    click.echo(spoken(tokens, readings))
+    click.echo(reading_table(tokens, decode_windows(loaded, sentence_windows(tokens), beam=beam)))
