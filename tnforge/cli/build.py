@@ -9,7 +9,7 @@ import click
 from tnforge.cli import common
 from tnforge.config import field_default
 from tnforge.pipelines.build_config import BuildConfig, bundled_sample, parse_split_ratios
-from tnforge.pipelines.negatives_config import NegativesConfig, NegativesOptionError, parse_kinds
+from tnforge.pipelines.negatives_config import NegativesConfig, parse_kinds
 from tnforge.schemas.negative_kinds import KINDS
 from tnforge.splits import SPLIT_MODES
 
@@ -44,14 +44,16 @@ def _default(name: str) -> Any:
 @click.option("--workers", default=1, type=click.IntRange(1), help="Local worker processes (Beam direct_num_workers).")
 @click.option("--overwrite", is_flag=True, help="Replace the contents of a non-empty --out.")
 @click.option("--validate", is_flag=True, help="Validate the result with Great Expectations at the end.")
-@click.option("--negatives", default="", help=f"Also generate negatives of these kinds: {','.join(KINDS)}.")
+@click.option("--negatives", default="", help=f"Also generate negatives of these kinds: {','.join(KINDS)}.",
+              callback=common.parsed_by(lambda value: parse_kinds(value, required=False)))
 @common.ratio_option(field_default(NegativesConfig, "ratio"), "Negatives per positive: a number (3, 10) or 'all'.")
 @click.option("--topk-from", default=None, help="Hypotheses Parquet (from `tnforge decode`) for top-k negatives.")
 @click.option("--grammar/--no-grammar", default=field_default(NegativesConfig, "grammar"),
               help="Judge generated negatives with the covering grammar (default: when pynini is installed).")
 @click.pass_context
 def build(ctx: click.Context, inputs: tuple[str, ...], workers: int, overwrite: bool, validate: bool,
-          negatives: str, ratio: float | None, topk_from: str | None, grammar: bool | None, **options: Any) -> None:
+          negatives: tuple[str, ...], ratio: float | None, topk_from: str | None, grammar: bool | None,
+          **options: Any) -> None:
     """Build a dataset directory from corpus files (Google TSV or Kaggle CSV; globs, .gz, gs://).
 
     Without INPUT, builds the bundled sample corpus. Arguments after `--` go to Beam, e.g. to run on
@@ -67,38 +69,13 @@ def build(ctx: click.Context, inputs: tuple[str, ...], workers: int, overwrite: 
       tnforge build data/output-000*-of-00100 --out out/en --workers 2
       tnforge build train.csv --out out/kaggle --split-ratios 0.8,0.1,0.1 --trivial-fraction 0.2
     """
-    from tnforge.pipelines.build_job import BuildError, run_build
-    from tnforge.pipelines.manifest import summary_table
+    from tnforge.pipelines.build_job import BuildError, build_dataset
 
     config = BuildConfig(inputs=tuple(inputs) or (bundled_sample(),),
                          pipeline_args=tuple(ctx.meta.get("pipeline_args", ())), **options)
-    wanted = None
-    if negatives.replace(",", "").strip():
-        try:
-            wanted = NegativesConfig(kinds=parse_kinds(negatives), ratio=ratio, topk_from=topk_from,
-                                     grammar=grammar, seed=config.seed)
-        except NegativesOptionError as error:
-            raise click.BadParameter(str(error), param_hint="--negatives") from error
+    wanted = NegativesConfig(kinds=negatives, ratio=ratio, topk_from=topk_from, grammar=grammar,
+                             seed=config.seed) if negatives else None
     try:
-        manifest = run_build(config, workers=workers, overwrite=overwrite)
+        build_dataset(config, wanted, validate, workers=workers, overwrite=overwrite, echo=click.echo)
     except BuildError as error:
         raise click.ClickException(str(error)) from error
-    if manifest is None:
-        return
-    click.echo(summary_table(manifest))
-    if not manifest["accounting"]["reconciles"]:
-        raise click.ClickException("the counts do not reconcile: see accounting in manifest.json")
-    if wanted is not None:
-        from tnforge.pipelines.negatives_job import run_negatives_job
-
-        try:
-            run_negatives_job(config.out, wanted, config.pipeline_args)
-        except (ValueError, FileNotFoundError, RuntimeError) as error:
-            raise click.ClickException(str(error)) from error
-    if validate:
-        from tnforge.validation import validate_directory
-
-        report = validate_directory(config.out)
-        click.echo(report.format_table())
-        if not report.success:
-            raise click.ClickException(f"validation failed: see {config.out}/validation/")
