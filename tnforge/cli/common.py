@@ -1,6 +1,5 @@
 """Options and helpers shared by several tnforge commands, defined once: model/data/device options, the
-constraint options, the trainers' options, loading a model, progress bars, library errors → click errors.
-"""
+constraint options, the trainers' options, loading a model, progress bars, library errors → click errors."""
 
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ from typing import Any
 import click
 
 from tnforge.config import config_option, parse_ratio
+from tnforge.progress import token_progress as token_progress  # the decoding commands' progress bar
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
 
 Decorator = Callable[[Any], Any]
@@ -117,13 +117,6 @@ def click_errors() -> Iterator[None]:
         yield
     except (DeviceError, FileNotFoundError, ValueError) as error:
         raise click.ClickException(str(error)) from error
-
-
-def token_progress(label: str, total: int) -> Any:
-    """The progress bar of a decoding command: `total` tokens, cleared when done."""
-    from tnforge.progress import progress_bar
-
-    return progress_bar(total=total, unit="tok", desc=label, leave=False)
 
 
 class PassThroughCommand(click.Command):

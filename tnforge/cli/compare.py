@@ -1,6 +1,5 @@
-"""`tnforge compare`: decode one split under every constraint configuration and report them side by side
-(`trainers.constraint_sets.configuration_matrix`, `trainers.constraint_runs.run_comparison`).
-"""
+"""`tnforge compare`: one split decoded under every constraint configuration, reported side by side
+(`trainers.decoding.constraint_sets.configuration_matrix`, `trainers.evaluation.constraint_runs`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`tnforge decode`: beam-search decode a dataset and write the top-k hypotheses (`trainers.decode_outputs`)."""
+"""`tnforge decode`: decode a dataset and write its top-k hypotheses (`trainers.decoding.outputs`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """`tnforge evaluate`: token, class and sentence accuracy of a trained seq2seq model on a split
-(`trainers.decode_outputs.evaluate_decoding`, reported by `trainers.evaluation`).
-"""
+(`trainers.decoding.outputs.evaluate_decoding`, reported by `trainers.evaluation.accuracy`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""`tnforge loop`: the adversarial top-k loop (`trainers.adversarial_loop.run_loop`); this command passes
-in the Beam step, regenerating negatives with `pipelines.negatives`.
-"""
+"""`tnforge loop`: the adversarial top-k loop (`trainers.adversarial_loop.run_loop`), given its Beam step
+(`pipelines.negatives.regenerate_negatives`)."""
 
 from __future__ import annotations
 

@@ -130,6 +130,8 @@ def _is_better(metrics: dict[str, float], best: dict[str, Any]) -> bool:
 def train(config: TrainConfig, resume: bool = False) -> TrainResult:
     """Train (or resume) a model into `config.out`; returns where it stopped and the best dev figures."""
     run = Path(config.out)
+    if resume and not (run / LAST).is_file():
+        raise FileNotFoundError(f"{config.out}: nothing to resume (no {LAST}); drop --resume to start a new run")
     run.mkdir(parents=True, exist_ok=True)
     device = resolve_device(config.device)
     if config.threads:

@@ -1,7 +1,5 @@
-"""`tnforge train seq-de` and `tnforge train voc-de`: train a dual encoder
-(`trainers.dual_encoders.runs.train_with_report`); defaults come from DETrainConfig and each kind's default
-model.
-"""
+"""`tnforge train seq-de` and `tnforge train voc-de`: train a dual encoder (`trainers.dual_encoders.runs`);
+defaults come from DETrainConfig and each kind's default model."""
 
 from __future__ import annotations
 

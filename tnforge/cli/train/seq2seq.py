@@ -1,17 +1,14 @@
 """`tnforge train seq2seq`: train the attention seq2seq normalizer (`trainers.seq2seq.train.train`); every
-default comes from TrainConfig / ModelConfig.
-"""
+default comes from TrainConfig / ModelConfig."""
 
 from __future__ import annotations
 
 from dataclasses import fields
-from pathlib import Path
 from typing import Any
 
 import click
 
 from tnforge.cli import common
-from tnforge.trainers.checkpoints import LAST
 from tnforge.trainers.seq2seq.model import ModelConfig
 from tnforge.trainers.seq2seq.train import TrainConfig, describe, train
 
@@ -69,8 +66,6 @@ def seq2seq(resume: bool, **options: Any) -> None:
       tnforge train seq2seq --data out/sample --out runs/sp --input-units sentencepiece --sp-size 500
       tnforge train seq2seq --data out/sample --out runs/s2s --resume
     """
-    if resume and not (Path(options["out"]) / LAST).is_file():
-        raise click.ClickException(f"{options['out']}: nothing to resume (no {LAST}); drop --resume to start a new run")
     model = ModelConfig(**{f.name: options.pop(f.name) for f in fields(ModelConfig)})
     with common.click_errors():
         note, summary = describe(train(TrainConfig(**options, model=model), resume=resume))
