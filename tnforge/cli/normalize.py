@@ -1,4 +1,4 @@
-"""`tnforge normalize`: normalize plain text with a trained seq2seq model (`trainers.decoding.text_tokenizer`)."""
+"""`tnforge normalize`: normalize plain text with a seq2seq model (`trainers.decoding.text_tokenizer`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`tnforge sweep-lambda`: error rate per class against λ (`trainers.evaluation.constraint_runs.run_sweep`)."""
+"""`tnforge sweep-lambda`: errors per class against λ (`trainers.evaluation.constraint_runs.run_sweep`)."""
 
 from __future__ import annotations
 
