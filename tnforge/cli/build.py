@@ -75,7 +75,5 @@ def build(ctx: click.Context, inputs: tuple[str, ...], workers: int, overwrite: 
                          pipeline_args=tuple(ctx.meta.get("pipeline_args", ())), **options)
     wanted = NegativesConfig(kinds=negatives, ratio=ratio, topk_from=topk_from, grammar=grammar,
                              seed=config.seed) if negatives else None
-    try:
+    with common.click_errors(BuildError):
         build_dataset(config, wanted, validate, workers=workers, overwrite=overwrite, echo=click.echo)
-    except BuildError as error:
-        raise click.ClickException(str(error)) from error

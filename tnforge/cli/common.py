@@ -80,6 +80,8 @@ def option_group(*decorators: Decorator) -> Decorator:
     return decorate
 
 
+#: --model and --data of the commands that decode a dataset.
+model_and_data = option_group(model_option, data_option)
 #: --device and --threads, the last options of every model command.
 runtime_options = option_group(device_option("auto"), threads_option(0))
 #: --beam and --batch-size of the decoding commands.
@@ -109,13 +111,12 @@ def parsed_by(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Par
 
 
 @contextmanager
-def click_errors() -> Iterator[None]:
-    """Library errors (missing files, bad values, unusable devices) as click errors."""
-    from tnforge.trainers.devices import DeviceError
-
+def click_errors(*also: type[Exception]) -> Iterator[None]:
+    """Library errors (missing files, bad values, unusable devices: a DeviceError is a ValueError) and those
+    of the types `also` as click errors."""
     try:
         yield
-    except (DeviceError, FileNotFoundError, ValueError) as error:
+    except (FileNotFoundError, ValueError, *also) as error:
         raise click.ClickException(str(error)) from error
 
 

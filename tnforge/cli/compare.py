@@ -10,8 +10,7 @@ from tnforge.trainers.decoding.constraint_sets import named_runs
 
 
 @common.command()
-@common.model_option
-@common.data_option
+@common.model_and_data
 @click.option("--split", default="test", help="Split decoded by every configuration.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")
 @click.option("--voc-de", multiple=True, callback=common.parsed_by(named_runs),

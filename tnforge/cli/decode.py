@@ -8,8 +8,7 @@ from tnforge.cli import common
 
 
 @common.command()
-@common.model_option
-@common.data_option
+@common.model_and_data
 @click.option("--split", default="dev", help="Split to decode (dataset directories, or files with a split column).")
 @click.option("--out", "-o", required=True,
               help="Hypotheses output: a folder of Parquet parts, or one file when it ends in .parquet.")
@@ -42,6 +41,4 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
         written = write_hypotheses(loaded, files, out, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
                                    copies=copies, rows_per_file=rows_per_file, constraint=constraint,
                                    progress=common.token_progress)
-    click.echo(f"decoded {written.inputs:,} inputs → {written.rows:,} hypotheses in {written.files} file(s) at {out} "
-               f"({written.inputs_per_second:,.0f} inputs/s, beam {beam}, top-k {top_k}, {loaded.device}, "
-               f"{constraint_note})")
+    click.echo(written.describe(out, beam, top_k, loaded.device, constraint_note))

@@ -9,8 +9,7 @@ from tnforge.cli import common
 
 
 @common.command()
-@common.model_option
-@common.data_option
+@common.model_and_data
 @click.option("--split", default="dev", help="Split to evaluate.")
 @click.option("--report", "-r", default=None, type=click.Path(file_okay=False),
               help="Folder for report.md, report.json and per_class.png.")
@@ -34,7 +33,7 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     """
     from tnforge.grammars import adapter
     from tnforge.trainers.decoding.outputs import evaluate_decoding
-    from tnforge.trainers.evaluation.accuracy import to_markdown, write_report
+    from tnforge.trainers.evaluation.accuracy import summary, write_report
 
     with common.grammar_errors("--grammar"):
         judge, note = adapter.judge(grammar)
@@ -44,9 +43,7 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     with common.click_errors():
         result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, common.token_progress)
     title = f"Evaluation of {loaded.path} on {data} ({split}; {constraint_note})"
-    markdown = to_markdown(result, title=title, max_errors=20)
-    click.echo(markdown.split("## Errors")[0].rstrip())
-    click.echo(f"\n{len(result['errors'])} errors; {note}.")
+    click.echo(summary(result, title, note))
     if report:
         paths = write_report(result, report, title=title)
         click.echo("report: " + ", ".join(str(p) for p in paths))

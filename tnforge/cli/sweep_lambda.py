@@ -9,8 +9,7 @@ from tnforge.trainers.decoding.constraint_sets import parse_weights
 
 
 @common.command("sweep-lambda")
-@common.model_option
-@common.data_option
+@common.model_and_data
 @click.option("--split", default="dev", help="Split decoded at every λ.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")
 @click.option("--voc-de", default=None, type=click.Path(exists=True), help="Vocabulary filter run.")
@@ -28,6 +27,7 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
           --lambdas 0,1,2,5,10,20 --out runs/sweep
     """
     from tnforge.grammars import adapter
+    from tnforge.trainers.evaluation.comparison import fewest_errors
     from tnforge.trainers.evaluation.constraint_runs import run_sweep, write_sweep
 
     if not seq_de and not voc_de:
@@ -40,6 +40,4 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
                          on_decoded=lambda label, n, s: click.echo(f"{label}: {n:,} tokens in {s:.1f} s", err=True))
     markdown, paths = write_sweep(rows, out, f"λ sweep of {loaded.path} on {data} ({split})")
     click.echo(markdown.rstrip())
-    best = min(rows, key=lambda r: (r["errors"], r["lambda"]))
-    click.echo(f"\nfewest errors at λ={best['lambda']:g} ({best['errors']}); {note}. "
-               + ", ".join(str(p) for p in paths))
+    click.echo(f"\n{fewest_errors(rows)}; {note}. " + ", ".join(str(p) for p in paths))

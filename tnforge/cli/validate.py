@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from tnforge.cli import common
 from tnforge.config import config_option
 
 
@@ -32,11 +33,9 @@ def validate(directory: str, docs: str | None, only: str | None, no_docs: bool, 
 
     from tnforge.validation import validate_directory
 
-    try:
-        chosen = [name.strip() for name in only.split(",") if name.strip()] if only else None
+    chosen = [name.strip() for name in only.split(",") if name.strip()] if only else None
+    with common.click_errors():
         report = validate_directory(directory, docs_dir=docs, only=chosen, render_docs=not no_docs, quiet=quiet)
-    except (ValueError, FileNotFoundError) as error:
-        raise click.ClickException(str(error)) from error
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:

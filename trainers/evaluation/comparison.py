@@ -159,6 +159,12 @@ def sweep_rows(results: Mapping[float, Predictions], judge: BatchJudge | None = 
     return rows
 
 
+def fewest_errors(rows: Sequence[dict[str, Any]]) -> str:
+    """The λ of a sweep with the fewest errors (the smallest such λ), as a phrase for reports."""
+    best = min(rows, key=lambda r: (r["errors"], r["lambda"]))
+    return f"fewest errors at λ={best['lambda']:g} ({best['errors']})"
+
+
 def sweep_markdown(rows: Sequence[dict[str, Any]], title: str = "λ sweep") -> str:
     """The sweep as a Markdown table: λ × (overall, unrecoverable, per-class error rates)."""
     classes = sorted({c for row in rows for c in row["per_class"]})
