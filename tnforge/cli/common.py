@@ -3,6 +3,7 @@ constraint options, the trainers' options, loading a model, progress bars, libra
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,21 +35,21 @@ def shared_option(*names: str, **settings: Any) -> Callable[..., Decorator]:
 
 
 device_option = shared_option("--device", help="auto, cpu, cuda or cuda:N.")
-threads_option = shared_option("--threads", type=click.IntRange(0),
-                               help="CPU threads for torch (0: torch's default; 1 is fastest on a busy machine).")
+threads_option = shared_option("--threads", type=click.IntRange(0), help="CPU threads for torch (0: torch's "
+                               "default; 1 is fastest on a busy machine).")
 batch_size_option = shared_option("--batch-size", type=click.IntRange(1), help="Inputs decoded together.")
 # The trainers' options (loop: --epochs).
 epochs_option = shared_option("--epochs", type=click.IntRange(1))
 learning_rate_option = shared_option("--learning-rate", "--lr", type=click.FloatRange(0, min_open=True))
 patience_option = shared_option("--patience", type=click.IntRange(1))
-max_minutes_option = shared_option("--max-minutes", type=click.FloatRange(0), help="Wall-clock budget (0: none).")
+max_minutes_option = shared_option("--max-minutes", type=click.FloatRange(0),
+                                   help="Wall-clock budget (0: none).")
 seed_option = shared_option("--seed", type=int)
 progress_option = shared_option("--progress/--no-progress", help="Progress bar on stderr.")
-
-
-def out_option(help: str) -> Decorator:
-    """--out/-o: the folder a command writes."""
-    return click.option("--out", "-o", required=True, type=click.Path(file_okay=False), help=help)
+#: --out/-o, the folder a command writes (each command gives its help).
+out_option = functools.partial(click.option, "--out", "-o", required=True, type=click.Path(file_okay=False))
+#: --lambda, the constraint weight (passed as `weight`).
+weight_option = shared_option("--lambda", "weight", type=click.FloatRange(0), help="Constraint weight λ.")
 
 
 def ratio_option(default: float | None, help: str) -> Decorator:
@@ -57,15 +58,11 @@ def ratio_option(default: float | None, help: str) -> Decorator:
                         callback=parsed_by(parse_ratio), help=help)
 
 
-def weight_option(help: str = "Constraint weight λ.") -> Decorator:
-    """--lambda (the constraint weight, passed as `weight`)."""
-    return click.option("--lambda", "weight", default=WEIGHT, type=click.FloatRange(0), help=help)
-
-
 def command(name: str | None = None, **settings: Any) -> Decorator:
     """A tnforge command: `click.command` showing option defaults in --help, with `--config FILE` first."""
     def decorate(function: Any) -> Any:
-        return click.command(name, context_settings={"show_default": True}, **settings)(config_option(function))
+        command = click.command(name, context_settings={"show_default": True}, **settings)
+        return command(config_option(function))
 
     return decorate
 
@@ -95,7 +92,7 @@ constraint_options = option_group(
                  help="Vocabulary-filter dual encoder run: each word + λ(s − 1)."),
     click.option("--grammar-constraint", is_flag=True, default=False,
                  help="Hard covering-grammar mask for inputs of covered classes (needs the class column)."),
-    weight_option(),
+    weight_option(WEIGHT),
 )
 
 
@@ -148,7 +145,7 @@ def example_files_of(data: str, split: str) -> list[Path]:
 
 @contextmanager
 def grammar_errors(option: str) -> Iterator[None]:
-    """The covering grammar asked for but missing (`adapter.GrammarUnavailable`) as a click error on `option`."""
+    """A covering grammar asked for but missing (`adapter.GrammarUnavailable`) as a click error on `option`."""
     from tnforge.grammars.adapter import GrammarUnavailable
 
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
-from tnforge.trainers.decoding.constraint_sets import named_runs
+from tnforge.trainers.decoding.constraint_sets import WEIGHT, named_runs
 
 
 @common.command()
@@ -18,7 +18,7 @@ from tnforge.trainers.decoding.constraint_sets import named_runs
                    "topk=runs/voc-topk).")
 @click.option("--grammar-constraint/--no-grammar-constraint", default=True,
               help="Include the covering-grammar mask configurations.")
-@common.weight_option()
+@common.weight_option(WEIGHT)
 @common.decoding_options
 @click.option("--report", "-r", required=True, type=click.Path(file_okay=False),
               help="Folder for comparison.md and comparison.json.")
@@ -35,7 +35,7 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: list[
     """
     from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import configuration_matrix, constraint_pieces
-    from tnforge.trainers.evaluation.comparison import to_markdown, write_comparison
+    from tnforge.trainers.evaluation.comparison import publish_comparison
     from tnforge.trainers.evaluation.constraint_runs import run_comparison
 
     loaded = common.load_seq2seq(model, device, threads)
@@ -48,8 +48,6 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: list[
         result = run_comparison(loaded, files, split, configuration_matrix(pieces), judge, beam=beam,
                                 batch_size=batch_size, progress=common.token_progress, on_decoded=lambda name, n, s: click.echo(
                                     f"{name}: decoded {n:,} tokens in {s:.1f} s", err=True))
-    result.update({"model": str(loaded.path), "data": data, "split": split, "lambda": weight, "beam": beam})
-    title = f"Constrained decoding of {loaded.path} on {data} ({split}, λ={weight:g})"
-    paths = write_comparison(result, report, title)
-    click.echo(to_markdown(result, title).rstrip())
+    markdown, paths = publish_comparison(result, report, loaded.path, data, split, weight, beam)
+    click.echo(markdown.rstrip())
     click.echo(f"\n{note}. report: " + ", ".join(str(p) for p in paths))

@@ -22,10 +22,11 @@ DEFAULTS = LoopConfig()
 @click.option("--split", default=DEFAULTS.split, help="Split evaluated after each round.")
 @click.option("--top-k", default=DEFAULTS.top_k, type=click.IntRange(1), help="Hypotheses per training input.")
 @common.ratio_option(DEFAULTS.ratio, "Negatives per positive when regenerating ('all' for every candidate).")
-@common.weight_option("Vocabulary filter weight λ.")
+@common.weight_option(DEFAULTS.weight, "Vocabulary filter weight λ.")
 @common.epochs_option(DEFAULTS.epochs, "Epochs of each filter retraining.")
 @common.decoding_options
-@common.out_option("Work folder: data/ (regenerated pairs), round-N/ (hypotheses, filter), loop.md, loop.json.")
+@common.out_option(help="Work folder: data/ (regenerated pairs), round-N/ (hypotheses, filter), loop.md, "
+                        "loop.json.")
 @common.runtime_options
 def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: float | None, weight: float, epochs: int, beam: int,
          batch_size: int, out: str, device: str, threads: int) -> None:
@@ -53,8 +54,9 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: floa
                    + "\n")
 
     with common.click_errors():
-        rows = run_loop(loaded, Path(data), Path(out), regenerate_negatives, config, judge, common.token_progress,
-                        on_round=report)
-    markdown, paths = write_loop(rows, out, f"Adversarial loop of {loaded.path} on {data} ({split}, λ={weight:g})")
+        rows = run_loop(loaded, Path(data), Path(out), regenerate_negatives, config, judge,
+                        common.token_progress, on_round=report)
+    title = f"Adversarial loop of {loaded.path} on {data} ({split}, λ={weight:g})"
+    markdown, paths = write_loop(rows, out, title)
     click.echo(markdown.rstrip())
     click.echo(f"\n{note}. " + ", ".join(str(p) for p in paths))

@@ -15,7 +15,7 @@ from tnforge.trainers.decoding.constraint_sets import parse_weights
 @click.option("--voc-de", default=None, type=click.Path(exists=True), help="Vocabulary filter run.")
 @click.option("--lambdas", default="0,1,2,5,10,20", callback=common.parsed_by(parse_weights), help="λ values, comma-separated.")
 @common.decoding_options
-@common.out_option("Folder for sweep.md, sweep.json and sweep.png.")
+@common.out_option(help="Folder for sweep.md, sweep.json and sweep.png.")
 @common.runtime_options
 def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: str | None, lambdas: list[float], beam: int,
                  batch_size: int, out: str, device: str, threads: int) -> None:

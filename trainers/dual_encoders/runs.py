@@ -27,8 +27,15 @@ def default_model(kind: str) -> DualEncoderConfig:
     return DualEncoderConfig(kind=kind, **KIND_DEFAULTS[kind])  # type: ignore[arg-type]
 
 
+def model_config(kind: str, head: str, dim: int, hidden: int, buckets: int,
+                 cross_buckets: int = 0) -> DualEncoderConfig:
+    """A dual encoder as the train commands describe it: one hashed-bucket count for both towers."""
+    return DualEncoderConfig(kind=kind, head=head, dim=dim, hidden=hidden, input_buckets=buckets,
+                             output_buckets=buckets, cross_buckets=cross_buckets)
+
+
 def parse_negative_types(kind: str, value: str) -> tuple[str, ...]:
-    """A `--negatives` value: "synthetic,random" → ("synthetic", "random"), checked against `kind`'s types."""
+    """A `--negatives` value: "synthetic,random" → ("synthetic", "random"), checked against `kind`."""
     types = tuple(t.strip() for t in value.split(",") if t.strip())
     unknown = [t for t in types if t not in NEGATIVE_TYPES[kind]]
     if unknown:

@@ -10,7 +10,6 @@ import click
 from tnforge.cli import common
 from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
 from tnforge.trainers.dual_encoders import runs
-from tnforge.trainers.dual_encoders.config import DualEncoderConfig
 from tnforge.trainers.dual_encoders.train import SELECTIONS, DETrainConfig
 
 T = DETrainConfig()
@@ -22,7 +21,7 @@ def _train_options(kind: str) -> Any:
         click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False),
                      help="Dataset directory with pairs/ (sequence) or vocab_pairs/ (vocabulary) from "
                           "`tnforge negatives`."),
-        common.out_option("Run directory: best.pt, checkpoint.pt, metrics.jsonl, dev.md."),
+        common.out_option(help="Run directory: best.pt, checkpoint.pt, metrics.jsonl, dev.md."),
         click.option("--negatives", default=",".join(T.negatives),
                      callback=common.parsed_by(lambda value: runs.parse_negative_types(kind, value)),
                      help=f"Negative types used for training, comma-separated "
@@ -60,12 +59,11 @@ def _train_options(kind: str) -> Any:
 
 def _train(kind: str, options: dict[str, Any]) -> None:
     """Train one dual encoder from the command's options; prints the dev figures (also in RUN/dev.md)."""
-    buckets = options.pop("buckets")
-    model = DualEncoderConfig(kind=kind, head=options.pop("head"), dim=options.pop("dim"), hidden=options.pop("hidden"),
-                              input_buckets=buckets, output_buckets=buckets,
-                              cross_buckets=options.pop("cross_buckets", 0))
+    network = {name: options.pop(name) for name in ("head", "dim", "hidden", "buckets", "cross_buckets")
+               if name in options}
     with common.click_errors():
-        note, summary = runs.describe(*runs.train_with_report(DETrainConfig(kind=kind, model=model, **options)))
+        config = DETrainConfig(kind=kind, model=runs.model_config(kind, **network), **options)
+        note, summary = runs.describe(*runs.train_with_report(config))
     click.echo(note, err=True)
     click.echo(summary)
 

@@ -18,7 +18,7 @@ T, M = TrainConfig(), ModelConfig()
 @common.command("seq2seq", short_help="The attention seq2seq normalizer: characters in, words out.")
 @click.option("--data", "-d", required=True, type=click.Path(exists=True),
               help="Dataset directory (examples/train and examples/dev are used).")
-@common.out_option("Run directory: checkpoints, metrics.jsonl, training.png.")
+@common.out_option(help="Run directory: checkpoints, metrics.jsonl, training.png.")
 @common.device_option(T.device)
 @click.option("--resume", is_flag=True, help="Continue the run in --out from its last checkpoint.")
 @common.epochs_option(T.epochs, "Maximum passes over the train split.")
