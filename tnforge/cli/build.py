@@ -7,48 +7,45 @@ from typing import Any
 import click
 
 from tnforge.cli import common
-from tnforge.config import field_default
 from tnforge.pipelines.build_config import BuildConfig, bundled_sample, parse_split_ratios
 from tnforge.pipelines.negatives_config import NegativesConfig, parse_kinds
 from tnforge.schemas.negative_kinds import KINDS
 from tnforge.splits import SPLIT_MODES
 
-
-def _default(name: str) -> Any:
-    return field_default(BuildConfig, name)
+B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
 
 
 @common.command(cls=common.PassThroughCommand)
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("--out", "-o", required=True, help="Output dataset directory (local or gs://).")
-@click.option("--split", type=click.Choice(SPLIT_MODES), default=_default("split"),
+@click.option("--split", type=click.Choice(SPLIT_MODES), default=B.split,
               help="auto: standard split for files named output-000NN-of-00100, else a hash split.")
-@click.option("--split-ratios", default=",".join(map(str, _default("split_ratios"))), callback=common.parsed_by(parse_split_ratios),
-              help="train,dev,test shares of the hash split.")
-@click.option("--window", default=_default("window"), type=click.IntRange(0, 50),
+@click.option("--split-ratios", default=",".join(map(str, B.split_ratios)),
+              callback=common.parsed_by(parse_split_ratios), help="train,dev,test shares of the hash split.")
+@click.option("--window", default=B.window, type=click.IntRange(0, 50),
               help="Context tokens either side of the token.")
-@click.option("--trivial-fraction", default=_default("trivial_fraction"), type=click.FloatRange(0, 1, min_open=True),
+@click.option("--trivial-fraction", default=B.trivial_fraction, type=click.FloatRange(0, 1, min_open=True),
               help="Share of <self>/sil examples in the train split after down-sampling.")
-@click.option("--measure-min-count", default=_default("measure_min_count"), type=click.IntRange(0),
+@click.option("--measure-min-count", default=B.measure_min_count, type=click.IntRange(0),
               help="Up-sample MEASURE units rarer than this to it.")
-@click.option("--cardinal-min-value", default=_default("cardinal_min_value"), type=click.IntRange(0),
+@click.option("--cardinal-min-value", default=B.cardinal_min_value, type=click.IntRange(0),
               help="CARDINALs of at least this value form the big-number group.")
-@click.option("--cardinal-target", default=_default("cardinal_target"), type=click.IntRange(0),
+@click.option("--cardinal-target", default=B.cardinal_target, type=click.IntRange(0),
               help="Up-sample the big-CARDINAL group to this many examples.")
-@click.option("--seed", default=_default("seed"), type=click.IntRange(0),
+@click.option("--seed", default=B.seed, type=click.IntRange(0),
               help="Seed of the stable hashes behind splits and sampling.")
-@click.option("--shards", default=_default("shards"), type=click.IntRange(0),
+@click.option("--shards", default=B.shards, type=click.IntRange(0),
               help="Parquet shards per split (0: from input size).")
-@click.option("--max-token-chars", default=_default("max_token_chars"), type=click.IntRange(1),
+@click.option("--max-token-chars", default=B.max_token_chars, type=click.IntRange(1),
               help="Reject tokens longer than this.")
 @click.option("--workers", default=1, type=click.IntRange(1), help="Local worker processes (Beam direct_num_workers).")
 @click.option("--overwrite", is_flag=True, help="Replace the contents of a non-empty --out.")
 @click.option("--validate", is_flag=True, help="Validate the result with Great Expectations at the end.")
 @click.option("--negatives", default="", help=f"Also generate negatives of these kinds: {','.join(KINDS)}.",
               callback=common.parsed_by(lambda value: parse_kinds(value, required=False)))
-@common.ratio_option(field_default(NegativesConfig, "ratio"), "Negatives per positive: a number (3, 10) or 'all'.")
+@common.ratio_option(N.ratio, "Negatives per positive: a number (3, 10) or 'all'.")
 @click.option("--topk-from", default=None, help="Hypotheses Parquet (from `tnforge decode`) for top-k negatives.")
-@click.option("--grammar/--no-grammar", default=field_default(NegativesConfig, "grammar"),
+@click.option("--grammar/--no-grammar", default=N.grammar,
               help="Judge generated negatives with the covering grammar (default: when pynini is installed).")
 @click.pass_context
 def build(ctx: click.Context, inputs: tuple[str, ...], workers: int, overwrite: bool, validate: bool,
