@@ -11,7 +11,6 @@ import pytest
 
 pytest.importorskip("torch")
 
-from tnforge.trainers.decoding.hooks import CombinedConstraint  # noqa: E402
 from tnforge.trainers.decoding.constraint_sets import (  # noqa: E402
     build_constraint,
     configuration_matrix,
@@ -23,6 +22,7 @@ from tnforge.trainers.decoding.constraints import (  # noqa: E402
     SequenceDEConstraint,
     VocabularyFilterConstraint,
 )
+from tnforge.trainers.decoding.hooks import CombinedConstraint  # noqa: E402
 
 spec = importlib.util.spec_from_file_location("_de_helpers", Path(__file__).with_name("test_dual_encoder.py"))
 DE = importlib.util.module_from_spec(spec)

@@ -75,6 +75,12 @@ def round_note(row: dict[str, Any]) -> str:
             f"filter dev AUC {row.get('filter_auc') or float('nan'):.4f}")
 
 
+def rounds_so_far(rows: list[dict[str, Any]], config: LoopConfig) -> str:
+    """The table of the rounds done so far (`loop_markdown`), titled after the last of them."""
+    title = f"Adversarial loop after round {rows[-1]['round']} ({config.split}, λ={config.weight:g})"
+    return loop_markdown(rows, title)
+
+
 def write_loop(rows: list[dict[str, Any]], out: str | Path, title: str) -> tuple[str, list[Path]]:
     """Write loop.md and loop.json into the folder `out`; returns the Markdown and the paths."""
     from tnforge.filesystems import write_text_files

@@ -52,12 +52,6 @@ out_option = functools.partial(click.option, "--out", "-o", required=True, type=
 weight_option = shared_option("--lambda", "weight", type=click.FloatRange(0), help="Constraint weight λ.")
 
 
-def ratio_option(default: float | None, help: str) -> Decorator:
-    """--ratio: negatives per positive, a number or 'all' (parsed to a float, or None for all)."""
-    return click.option("--ratio", default="all" if default is None else f"{default:g}",
-                        callback=parsed_by(parse_ratio), help=help)
-
-
 def command(name: str | None = None, **settings: Any) -> Decorator:
     """A tnforge command: `click.command` showing option defaults in --help, with `--config FILE` first."""
     def decorate(function: Any) -> Any:
@@ -69,12 +63,7 @@ def command(name: str | None = None, **settings: Any) -> Decorator:
 
 def option_group(*decorators: Decorator) -> Decorator:
     """Several click options as one decorator, in the order given."""
-    def decorate(function: Any) -> Any:
-        for decorator in reversed(decorators):
-            function = decorator(function)
-        return function
-
-    return decorate
+    return lambda function: functools.reduce(lambda f, option: option(f), reversed(decorators), function)
 
 
 #: --model and --data of the commands that decode a dataset.
@@ -105,6 +94,10 @@ def parsed_by(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Par
             raise click.BadParameter(str(error), param_hint=param.opts[0]) from error
 
     return callback
+
+
+#: --ratio: negatives per positive, a number or 'all' (parsed to a float, or None for all).
+ratio_option = shared_option("--ratio", callback=parsed_by(parse_ratio))
 
 
 @contextmanager
@@ -145,7 +138,7 @@ def example_files_of(data: str, split: str) -> list[Path]:
 
 @contextmanager
 def grammar_errors(option: str) -> Iterator[None]:
-    """A covering grammar asked for but missing (`adapter.GrammarUnavailable`) as a click error on `option`."""
+    """The covering grammar asked for but missing (`GrammarUnavailable`) as a click error on `option`."""
     from tnforge.grammars.adapter import GrammarUnavailable
 
     try:

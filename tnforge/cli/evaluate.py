@@ -45,5 +45,4 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     title = f"Evaluation of {loaded.path} on {data} ({split}; {constraint_note})"
     click.echo(summary(result, title, note))
     if report:
-        paths = write_report(result, report, title=title)
-        click.echo("report: " + ", ".join(str(p) for p in paths))
+        click.echo("report: " + ", ".join(str(p) for p in write_report(result, report, title=title)))

@@ -21,15 +21,15 @@ DEFAULTS = LoopConfig()
 @click.option("--rounds", default=DEFAULTS.rounds, type=click.IntRange(1), help="Adversarial rounds.")
 @click.option("--split", default=DEFAULTS.split, help="Split evaluated after each round.")
 @click.option("--top-k", default=DEFAULTS.top_k, type=click.IntRange(1), help="Hypotheses per training input.")
-@common.ratio_option(DEFAULTS.ratio, "Negatives per positive when regenerating ('all' for every candidate).")
+@common.ratio_option(f"{DEFAULTS.ratio:g}",
+                     "Negatives per positive when regenerating ('all' for every candidate).")
 @common.weight_option(DEFAULTS.weight, "Vocabulary filter weight λ.")
 @common.epochs_option(DEFAULTS.epochs, "Epochs of each filter retraining.")
 @common.decoding_options
 @common.out_option(help="Work folder: data/ (regenerated pairs), round-N/ (hypotheses, filter), loop.md, "
                         "loop.json.")
 @common.runtime_options
-def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: float | None, weight: float, epochs: int, beam: int,
-         batch_size: int, out: str, device: str, threads: int) -> None:
+def loop(model: str, data: str, out: str, device: str, threads: int, **options: Any) -> None:
     """The adversarial loop: decode the train split for top-k → regenerate top-k negatives → retrain the
     vocabulary filter → decode --split with it; N rounds, one table row per round.
 
@@ -39,10 +39,9 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: floa
     """
     from tnforge.grammars import adapter
     from tnforge.pipelines.negatives import regenerate_negatives
-    from tnforge.trainers.adversarial_loop import loop_markdown, round_note, run_loop, write_loop
+    from tnforge.trainers.adversarial_loop import round_note, rounds_so_far, run_loop, write_loop
 
-    config = LoopConfig(rounds=rounds, split=split, top_k=top_k, ratio=ratio, weight=weight,
-                        epochs=epochs, beam=beam, batch_size=batch_size)
+    config = LoopConfig(**options)
     loaded = common.load_seq2seq(model, device, threads)
     judge, note = adapter.judge()
     done: list[dict[str, Any]] = []
@@ -50,13 +49,12 @@ def loop(model: str, data: str, rounds: int, split: str, top_k: int, ratio: floa
     def report(row: dict[str, Any]) -> None:
         done.append(row)
         click.echo(round_note(row), err=True)
-        click.echo(loop_markdown(done, f"Adversarial loop after round {row['round']} ({split}, λ={weight:g})").rstrip()
-                   + "\n")
+        click.echo(rounds_so_far(done, config).rstrip() + "\n")
 
     with common.click_errors():
         rows = run_loop(loaded, Path(data), Path(out), regenerate_negatives, config, judge,
                         common.token_progress, on_round=report)
-    title = f"Adversarial loop of {loaded.path} on {data} ({split}, λ={weight:g})"
+    title = f"Adversarial loop of {loaded.path} on {data} ({config.split}, λ={config.weight:g})"
     markdown, paths = write_loop(rows, out, title)
     click.echo(markdown.rstrip())
     click.echo(f"\n{note}. " + ", ".join(str(p) for p in paths))

@@ -29,17 +29,12 @@ def validate(directory: str, docs: str | None, only: str | None, no_docs: bool, 
     table (dataset, expectations passed/failed, failures with what was observed) and exits with
     status 1 when any expectation fails.
     """
-    import json
-
     from tnforge.validation import validate_directory
 
     chosen = [name.strip() for name in only.split(",") if name.strip()] if only else None
     with common.click_errors():
         report = validate_directory(directory, docs_dir=docs, only=chosen, render_docs=not no_docs, quiet=quiet)
-    if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        click.echo(report.format_table())
+    click.echo(report.to_json() if as_json else report.format_table())
     click.echo(report.verdict(), file=sys.stderr)
     if not report.success:
         sys.exit(1)

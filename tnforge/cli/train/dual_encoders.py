@@ -3,6 +3,7 @@ defaults come from DETrainConfig and each kind's default model."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import click
@@ -23,10 +24,11 @@ def _train_options(kind: str) -> Any:
                           "`tnforge negatives`."),
         common.out_option(help="Run directory: best.pt, checkpoint.pt, metrics.jsonl, dev.md."),
         click.option("--negatives", default=",".join(T.negatives),
-                     callback=common.parsed_by(lambda value: runs.parse_negative_types(kind, value)),
+                     callback=common.parsed_by(functools.partial(runs.parse_negative_types, kind)),
                      help=f"Negative types used for training, comma-separated "
                           f"(of {','.join(NEGATIVE_TYPES[kind])}; default: every type present)."),
-        common.ratio_option(T.ratio, "Negatives kept per positive in training: a number or 'all'."),
+        common.ratio_option("all" if T.ratio is None else f"{T.ratio:g}",
+                            "Negatives kept per positive in training: a number or 'all'."),
         click.option("--trivial/--no-trivial", default=T.trivial,
                      help="Train on the pairs with trivial readings (<self>/sil) too, when `tnforge negatives` "
                           "made them: the model then judges trivial outputs in constrained decoding."),
