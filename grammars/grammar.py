@@ -130,6 +130,12 @@ class Grammar:
                 break
         return list(result)[:limit]
 
+    def readings_note(self, before: str, cls: str | None, found: int) -> str:
+        """How many readings were listed (and of how many paths, when a class is given and there are more)."""
+        size = self.token_readings(before, cls).size if cls else None
+        more = f" of {size:,} paths" if size is not None and size > found else ""
+        return f"{found} reading(s){more} for {before!r} in {cls or 'any class'}"
+
     def licenses(self, before: str, reading: str, cls: str | None = None) -> bool:
         """Whether the grammar of `cls` (any class when None) licenses `reading` for `before`."""
         reading = normalize_reading(reading)

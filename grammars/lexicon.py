@@ -82,3 +82,11 @@ def candidates_tsv(candidates: Iterable[Candidate]) -> str:
     lines = ["table\tsymbol\tspoken\tnumber\tcount\tcovered"]
     lines += [f"{c.table}\t{c.symbol}\t{c.spoken}\t{c.number}\t{c.count}\t{str(c.covered).lower()}" for c in candidates]
     return "\n".join(lines) + "\n"
+
+
+def review_file(g: Grammar, pairs: Iterable[tuple[str, str, str, int]], min_count: int = 1,
+                include_all: bool = False) -> tuple[str, int]:
+    """The TSV of the candidates seen at least `min_count` times (only those the tables miss, unless
+    `include_all`), and how many it lists."""
+    candidates = [c for c in learn(g, pairs) if c.count >= min_count and (include_all or not c.covered)]
+    return candidates_tsv(candidates), len(candidates)

@@ -1,23 +1,27 @@
-"""Run a whole dataset build: check inputs and output, run the Beam pipeline, write the manifest."""
+"""Run a whole dataset build: check inputs and output, run the Beam pipeline, write the manifest; then, as
+`tnforge build` asks, the negatives and the validation."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from tnforge.datasets import DATASET_DIRS
 from tnforge.filesystems import expand, is_remote
 from tnforge.manifest import MANIFEST, write_manifest
 from tnforge.pipelines.build_config import BuildConfig, auto_shards
-from tnforge.pipelines.manifest import make_manifest
+from tnforge.pipelines.manifest import make_manifest, summary_table
+from tnforge.pipelines.negatives_config import NegativesConfig
 from tnforge.progress import log
 from tnforge.splits import resolve_mode
 
 
 class BuildError(Exception):
-    """A build that cannot start: bad inputs, an output directory in the way, bad options."""
+    """A build that cannot start (bad inputs, an output directory in the way, bad options) or whose result
+    is unusable (counts that do not reconcile, failed negatives or validation)."""
 
 
 def resolve_inputs(patterns: list[str]) -> list[tuple[str, int]]:
@@ -82,3 +86,29 @@ def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool =
     write_manifest(config.out, manifest)
     log(f"wrote {config.out}/manifest.json in {manifest['wall_time_s']:.1f}s")
     return manifest
+
+
+def build_dataset(config: BuildConfig, negatives: NegativesConfig | None = None, validate: bool = False,
+                  workers: int | None = None, overwrite: bool = False, echo: Callable[[str], None] = print) -> None:
+    """`run_build`, its summary table passed to `echo`, then negative pairs (when `negatives`) and a
+    validation (its table to `echo`); a BuildError when any step fails."""
+    manifest = run_build(config, workers=workers, overwrite=overwrite)
+    if manifest is None:
+        return
+    echo(summary_table(manifest))
+    if not manifest["accounting"]["reconciles"]:
+        raise BuildError("the counts do not reconcile: see accounting in manifest.json")
+    if negatives is not None:
+        from tnforge.pipelines.negatives_job import run_negatives_job
+
+        try:
+            run_negatives_job(config.out, negatives, config.pipeline_args)
+        except (ValueError, FileNotFoundError, RuntimeError) as error:
+            raise BuildError(str(error)) from error
+    if validate:
+        from tnforge.validation import validate_directory
+
+        report = validate_directory(config.out)
+        echo(report.format_table())
+        if not report.success:
+            raise BuildError(f"validation failed: see {config.out}/validation/")

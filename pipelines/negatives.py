@@ -275,3 +275,10 @@ def run_negatives(
     }
     update_section(root, "negatives", section)
     return section
+
+
+def regenerate_negatives(dataset: Path, kinds: Sequence[str], ratio: float | None, hypotheses: Path,
+                         seed: int) -> None:
+    """The adversarial loop's Beam step (`trainers.adversarial_loop.RegenerateNegatives`): the pairs of
+    `dataset` made again, top-k ones from `hypotheses` (one shard, the grammar when available, local runner)."""
+    run_negatives(str(dataset), list(kinds), ratio, str(hypotheses), None, seed, 1, [])

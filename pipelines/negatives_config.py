@@ -37,9 +37,12 @@ class NegativesConfig:
     shards: int = 0
 
 
-def parse_kinds(value: str) -> tuple[str, ...]:
-    """"synthetic,random" → ("synthetic", "random"), checked against the kind registry."""
+def parse_kinds(value: str, required: bool = True) -> tuple[str, ...]:
+    """"synthetic,random" → ("synthetic", "random"), checked against the kind registry (no kinds: an error,
+    or () when not `required`)."""
     kinds = tuple(k.strip() for k in value.split(",") if k.strip())
+    if not kinds and not required:
+        return ()
     if not kinds or any(k not in KINDS for k in kinds):
         raise NegativesOptionError(f"{value!r}: choose one or more of {', '.join(KINDS)} (comma-separated)", "--kinds")
     return kinds

@@ -110,25 +110,30 @@ def test_grammar_judge_wiring_uses_licenses_batch_and_falls_back(monkeypatch):
     import sys
     import types
 
+    import click
+
     import tnforge
-    from tnforge.cli.common import grammar_judges
+    from tnforge.cli.common import grammar_errors
+    from tnforge.grammars import adapter
 
     fake = types.ModuleType("tnforge.grammars")
     fake.licenses = lambda before, reading, cls=None: reading == before
     fake.licenses_batch = lambda items: [reading.startswith("ok") for _, reading, _ in items]
     monkeypatch.setitem(sys.modules, "tnforge.grammars", fake)
     monkeypatch.setattr(tnforge, "grammars", fake, raising=False)
-    judge, note = grammar_judges(None)
+    judge, note = adapter.judge(None)
     assert judge([("a", "ok 1", "X"), ("b", "no", None)]) == [True, False] and "judged" in note
 
     def broken(items):
         raise RuntimeError("grammar failure")
 
     fake.licenses_batch = broken
-    judge, _ = grammar_judges(None)
+    judge, _ = adapter.judge(None)
     assert judge([("a", "a", "X"), ("b", "c", None)]) == [True, False]  # one by one with licenses
-    assert grammar_judges(False)[0] is None
+    assert adapter.judge(False)[0] is None
     del fake.licenses
-    assert grammar_judges(None)[0] is None
+    assert adapter.judge(None)[0] is None
     with pytest.raises(Exception, match="not available"):
-        grammar_judges(True)
+        adapter.judge(True)
+    with pytest.raises(click.ClickException, match="--grammar: .*not available"), grammar_errors("--grammar"):
+        adapter.judge(True)

@@ -66,3 +66,16 @@ def field_default(config_class: type, name: str) -> Any:
                 return item.default_factory()
             raise ValueError(f"{config_class.__name__}.{name} has no default")
     raise ValueError(f"{config_class.__name__} has no field {name!r}")
+
+
+def parse_ratio(value: str | float) -> float | None:
+    """A `--ratio` value (negatives per positive): "10" → 10.0, "all" → None (every candidate)."""
+    if str(value).strip().lower() == "all":
+        return None
+    try:
+        number = float(value)
+    except ValueError as error:
+        raise ValueError(f"{value!r}: a number such as 3 or 10, or 'all'") from error
+    if not number > 0:
+        raise ValueError(f"{value!r}: must be positive")
+    return number

@@ -23,3 +23,8 @@ def progress_bar(total: int | None = None, desc: str = "", unit: str = "it", ini
     terminal = sys.stderr.isatty()
     return tqdm(total=total, desc=desc, unit=unit, initial=initial, disable=disable, file=sys.stderr,
                 dynamic_ncols=terminal, mininterval=0.1 if terminal else 30.0, leave=leave if terminal else True)
+
+
+def token_progress(label: str, total: int) -> Any:
+    """The progress bar of a decoding command: `total` tokens, cleared when done."""
+    return progress_bar(total=total, unit="tok", desc=label, leave=False)

@@ -6,6 +6,7 @@ model and a dataset directory, with the regeneration (Beam) passed in by the cal
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -66,6 +67,26 @@ def loop_markdown(rows: list[dict[str, Any]], title: str = "Adversarial loop") -
                      f"| {cell('filter_auc', '{:.4f}')} | {cell('decode_s', '{:.0f}')} | {cell('negatives_s', '{:.0f}')} "
                      f"| {cell('train_s', '{:.0f}')} | {cell('evaluate_s', '{:.0f}')} |")
     return "\n".join(lines) + "\n"
+
+
+def round_note(row: dict[str, Any]) -> str:
+    """A progress line for one finished round."""
+    return (f"round {row['round']}: {row['errors']} errors ({row.get('unrecoverable')} unrecoverable), "
+            f"filter dev AUC {row.get('filter_auc') or float('nan'):.4f}")
+
+
+def rounds_so_far(rows: list[dict[str, Any]], config: LoopConfig) -> str:
+    """The table of the rounds done so far (`loop_markdown`), titled after the last of them."""
+    title = f"Adversarial loop after round {rows[-1]['round']} ({config.split}, λ={config.weight:g})"
+    return loop_markdown(rows, title)
+
+
+def write_loop(rows: list[dict[str, Any]], out: str | Path, title: str) -> tuple[str, list[Path]]:
+    """Write loop.md and loop.json into the folder `out`; returns the Markdown and the paths."""
+    from tnforge.filesystems import write_text_files
+
+    markdown = loop_markdown(rows, title)
+    return markdown, write_text_files(out, {"loop.md": markdown, "loop.json": json.dumps(rows, indent=2) + "\n"})
 
 
 # --- the loop's steps on a seq2seq model and a dataset directory --------------------------------------------

@@ -5,6 +5,7 @@ The report prints as the `tnforge validate` table and serialises to the JSON wri
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,17 @@ class ValidationReport:
             lines.append("")
             lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines)
+
+    def verdict(self) -> str:
+        """One line: passed or failed (how many expectations), the time taken, where results and docs went."""
+        failed = len(self.failures())
+        verdict = "passed" if self.success else f"FAILED ({failed} expectation{'s' * (failed != 1)})"
+        docs = f", Data Docs at {self.docs_index}" if self.docs_index else ""
+        return f"validation {verdict} in {self.seconds:.1f} s; results in {self.results_dir}{docs}"
+
+    def to_json(self) -> str:
+        """The report as indented JSON (what `tnforge validate --json` prints)."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"root": str(self.root), "success": self.success, "seconds": round(self.seconds, 3),

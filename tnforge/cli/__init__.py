@@ -1,8 +1,5 @@
-"""The `tnforge` command: the one place that wires the wings together.
-
-Sub-commands are imported only when used, so `tnforge --help` stays instant and each command pulls in
-only the heavy libraries (Beam, torch, pynini, great_expectations) it needs.
-"""
+"""The `tnforge` command, the one place that wires the wings together. Sub-commands are imported only when
+used, so `tnforge --help` stays instant and each command imports only the heavy libraries it needs."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Options and helpers shared by several tnforge commands, defined once: model/data/device options, the
-constraint options, loading a model, the grammar as callables, progress bars, library errors → click errors.
-"""
+constraint options, the trainers' options, loading a model, progress bars, library errors → click errors."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from tnforge.config import config_option, parse_ratio
+from tnforge.progress import token_progress as token_progress  # the decoding commands' progress bar
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
 
 Decorator = Callable[[Any], Any]
@@ -20,32 +22,56 @@ model_option = click.option("--model", "-m", required=True, type=click.Path(exis
                             help="Seq2seq run directory (uses best.pt) or a checkpoint file.")
 data_option = click.option("--data", "-d", required=True, type=click.Path(exists=True),
                            help="Dataset directory, folder of examples Parquet files, or one Parquet file.")
-device_option = click.option("--device", default="auto", help="auto, cpu, cuda or cuda:N.")
-threads_option = click.option("--threads", default=0, type=click.IntRange(0),
-                              help="CPU threads for torch (0: torch's default; 1 is fastest on a busy machine).")
 beam_option = click.option("--beam", default=5, type=click.IntRange(1), help="Beam width.")
-batch_size_option = click.option("--batch-size", default=256, type=click.IntRange(1), help="Inputs decoded together.")
 
 
-def weight_option(help: str = "Constraint weight λ.") -> Decorator:
-    """--lambda (the constraint weight, passed as `weight`)."""
-    return click.option("--lambda", "weight", default=WEIGHT, type=click.FloatRange(0), help=help)
+def shared_option(*names: str, **settings: Any) -> Callable[..., Decorator]:
+    """An option declared once: each command passes its default (from its config dataclass) and, where the
+    meaning differs, its own help."""
+    def option(default: Any, help: str | None = None) -> Decorator:
+        return click.option(*names, default=default, **{**settings, **({"help": help} if help else {})})
+
+    return option
 
 
-def option_group(*decorators: Decorator) -> Decorator:
-    """Several click options as one decorator, in the order given."""
+device_option = shared_option("--device", help="auto, cpu, cuda or cuda:N.")
+threads_option = shared_option("--threads", type=click.IntRange(0), help="CPU threads for torch (0: torch's "
+                               "default; 1 is fastest on a busy machine).")
+batch_size_option = shared_option("--batch-size", type=click.IntRange(1), help="Inputs decoded together.")
+# The trainers' options (loop: --epochs).
+epochs_option = shared_option("--epochs", type=click.IntRange(1))
+learning_rate_option = shared_option("--learning-rate", "--lr", type=click.FloatRange(0, min_open=True))
+patience_option = shared_option("--patience", type=click.IntRange(1))
+max_minutes_option = shared_option("--max-minutes", type=click.FloatRange(0),
+                                   help="Wall-clock budget (0: none).")
+seed_option = shared_option("--seed", type=int)
+progress_option = shared_option("--progress/--no-progress", help="Progress bar on stderr.")
+#: --out/-o, the folder a command writes (each command gives its help).
+out_option = functools.partial(click.option, "--out", "-o", required=True, type=click.Path(file_okay=False))
+#: --lambda, the constraint weight (passed as `weight`).
+weight_option = shared_option("--lambda", "weight", type=click.FloatRange(0), help="Constraint weight λ.")
+
+
+def command(name: str | None = None, **settings: Any) -> Decorator:
+    """A tnforge command: `click.command` showing option defaults in --help, with `--config FILE` first."""
     def decorate(function: Any) -> Any:
-        for decorator in reversed(decorators):
-            function = decorator(function)
-        return function
+        command = click.command(name, context_settings={"show_default": True}, **settings)
+        return command(config_option(function))
 
     return decorate
 
 
+def option_group(*decorators: Decorator) -> Decorator:
+    """Several click options as one decorator, in the order given."""
+    return lambda function: functools.reduce(lambda f, option: option(f), reversed(decorators), function)
+
+
+#: --model and --data of the commands that decode a dataset.
+model_and_data = option_group(model_option, data_option)
 #: --device and --threads, the last options of every model command.
-runtime_options = option_group(device_option, threads_option)
+runtime_options = option_group(device_option("auto"), threads_option(0))
 #: --beam and --batch-size of the decoding commands.
-decoding_options = option_group(beam_option, batch_size_option)
+decoding_options = option_group(beam_option, batch_size_option(256))
 
 #: --seq-de, --voc-de, --grammar-constraint, --lambda of decode and evaluate (see `constraint_of`).
 constraint_options = option_group(
@@ -55,7 +81,7 @@ constraint_options = option_group(
                  help="Vocabulary-filter dual encoder run: each word + λ(s − 1)."),
     click.option("--grammar-constraint", is_flag=True, default=False,
                  help="Hard covering-grammar mask for inputs of covered classes (needs the class column)."),
-    weight_option(),
+    weight_option(WEIGHT),
 )
 
 
@@ -70,22 +96,18 @@ def parsed_by(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Par
     return callback
 
 
-@contextmanager
-def click_errors() -> Iterator[None]:
-    """Library errors (missing files, bad values, unusable devices) as click errors."""
-    from tnforge.trainers.devices import DeviceError
+#: --ratio: negatives per positive, a number or 'all' (parsed to a float, or None for all).
+ratio_option = shared_option("--ratio", callback=parsed_by(parse_ratio))
 
+
+@contextmanager
+def click_errors(*also: type[Exception]) -> Iterator[None]:
+    """Library errors (missing files, bad values, unusable devices: a DeviceError is a ValueError) and those
+    of the types `also` as click errors."""
     try:
         yield
-    except (DeviceError, FileNotFoundError, ValueError) as error:
+    except (FileNotFoundError, ValueError, *also) as error:
         raise click.ClickException(str(error)) from error
-
-
-def token_progress(label: str, total: int) -> Any:
-    """The progress bar of a decoding command: `total` tokens, cleared when done."""
-    from tnforge.progress import progress_bar
-
-    return progress_bar(total=total, unit="tok", desc=label, leave=False)
 
 
 class PassThroughCommand(click.Command):
@@ -98,30 +120,12 @@ class PassThroughCommand(click.Command):
         return super().parse_args(ctx, args)
 
 
-def parse_ratio(value: str) -> float | None:
-    """A `--ratio` value: "10" → 10.0, "all" → None (every candidate)."""
-    if str(value).strip().lower() == "all":
-        return None
-    try:
-        number = float(value)
-    except ValueError as error:
-        raise click.BadParameter(f"{value!r}: a number such as 3 or 10, or 'all'", param_hint="--ratio") from error
-    if not number > 0:
-        raise click.BadParameter(f"{value!r}: must be positive", param_hint="--ratio")
-    return number
-
-
 def load_seq2seq(model: str, device: str, threads: int = 0) -> Any:
     """A trained seq2seq model for a command (a click error when it cannot be loaded on that device)."""
-    import torch
+    from tnforge.trainers.seq2seq.loading import load_on
 
-    from tnforge.trainers.devices import resolve_device
-    from tnforge.trainers.seq2seq.loading import load_model
-
-    if threads:
-        torch.set_num_threads(threads)
     with click_errors():
-        return load_model(model, resolve_device(device))
+        return load_on(model, device, threads)
 
 
 def example_files_of(data: str, split: str) -> list[Path]:
@@ -132,31 +136,24 @@ def example_files_of(data: str, split: str) -> list[Path]:
         return example_files(data, split)
 
 
-def grammar_judges(wanted: bool | None) -> tuple[Callable | None, str]:
-    """The covering grammar's tolerant batch judge and a note on it (a click error when required but missing)."""
-    from tnforge.grammars import adapter
+@contextmanager
+def grammar_errors(option: str) -> Iterator[None]:
+    """The covering grammar asked for but missing (`GrammarUnavailable`) as a click error on `option`."""
+    from tnforge.grammars.adapter import GrammarUnavailable
 
     try:
-        return adapter.judge(wanted)
-    except adapter.GrammarUnavailable as error:
-        raise click.ClickException(f"--grammar: {error}") from error
-
-
-def grammar_reading_words() -> tuple[Callable[[str, str | None], Any], frozenset[str]]:
-    """The covering grammar as a `(before, cls) → word tuples` callable, and the classes it covers."""
-    from tnforge.grammars import adapter
-
-    try:
-        return adapter.reading_words()
-    except adapter.GrammarUnavailable as error:
-        raise click.ClickException(f"--grammar-constraint: {error}") from error
+        yield
+    except GrammarUnavailable as error:
+        raise click.ClickException(f"{option}: {error}") from error
 
 
 def constraint_of(loaded: Any, seq_de: str | None, voc_de: str | None, grammar_constraint: bool,
                   weight: float) -> tuple[Any, str]:
     """The constraint the constraint options ask for (`trainers.constraint_sets.build_constraint`) and a note."""
+    from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import build_constraint
 
-    reading_words, covered = grammar_reading_words() if grammar_constraint else (None, frozenset())
+    with grammar_errors("--grammar-constraint"):
+        reading_words, covered = adapter.reading_words() if grammar_constraint else (None, frozenset())
     with click_errors():
         return build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)

@@ -1,20 +1,16 @@
-"""`tnforge compare`: decode one split under every constraint configuration and report them side by side
-(`trainers.constraint_sets.configuration_matrix`, `trainers.constraint_runs.run_comparison`).
-"""
+"""`tnforge compare`: one split decoded under every constraint configuration, reported side by side
+(`trainers.decoding.constraint_sets.configuration_matrix`, `trainers.evaluation.constraint_runs`)."""
 
 from __future__ import annotations
 
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
-from tnforge.trainers.decoding.constraint_sets import named_runs
+from tnforge.trainers.decoding.constraint_sets import WEIGHT, named_runs
 
 
-@click.command(context_settings={"show_default": True})
-@config_option
-@common.model_option
-@common.data_option
+@common.command()
+@common.model_and_data
 @click.option("--split", default="test", help="Split decoded by every configuration.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")
 @click.option("--voc-de", multiple=True, callback=common.parsed_by(named_runs),
@@ -22,7 +18,7 @@ from tnforge.trainers.decoding.constraint_sets import named_runs
                    "topk=runs/voc-topk).")
 @click.option("--grammar-constraint/--no-grammar-constraint", default=True,
               help="Include the covering-grammar mask configurations.")
-@common.weight_option()
+@common.weight_option(WEIGHT)
 @common.decoding_options
 @click.option("--report", "-r", required=True, type=click.Path(file_okay=False),
               help="Folder for comparison.md and comparison.json.")
@@ -37,21 +33,21 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: list[
       tnforge compare --model runs/s2s --data out/sample --split test --seq-de runs/seq-de \\
           --voc-de random=runs/voc-rand --voc-de topk=runs/voc-topk --report runs/compare
     """
+    from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import configuration_matrix, constraint_pieces
-    from tnforge.trainers.evaluation.comparison import to_markdown, write_comparison
+    from tnforge.trainers.evaluation.comparison import publish_comparison
     from tnforge.trainers.evaluation.constraint_runs import run_comparison
 
     loaded = common.load_seq2seq(model, device, threads)
     files = common.example_files_of(data, split)
-    reading_words, covered = common.grammar_reading_words() if grammar_constraint else (None, frozenset())
-    judge, note = common.grammar_judges(None)
+    with common.grammar_errors("--grammar-constraint"):
+        reading_words, covered = adapter.reading_words() if grammar_constraint else (None, frozenset())
+    judge, note = adapter.judge()
     with common.click_errors():
         pieces = constraint_pieces(loaded, seq_de, voc_de, reading_words, covered, weight)
         result = run_comparison(loaded, files, split, configuration_matrix(pieces), judge, beam=beam,
                                 batch_size=batch_size, progress=common.token_progress, on_decoded=lambda name, n, s: click.echo(
                                     f"{name}: decoded {n:,} tokens in {s:.1f} s", err=True))
-    result.update({"model": str(loaded.path), "data": data, "split": split, "lambda": weight, "beam": beam})
-    title = f"Constrained decoding of {loaded.path} on {data} ({split}, λ={weight:g})"
-    paths = write_comparison(result, report, title)
-    click.echo(to_markdown(result, title).rstrip())
+    markdown, paths = publish_comparison(result, report, loaded.path, data, split, weight, beam)
+    click.echo(markdown.rstrip())
     click.echo(f"\n{note}. report: " + ", ".join(str(p) for p in paths))

@@ -1,23 +1,20 @@
-"""`tnforge decode`: beam-search decode a dataset and write the top-k hypotheses (`trainers.decode_outputs`)."""
+"""`tnforge decode`: decode a dataset and write its top-k hypotheses (`trainers.decoding.outputs`)."""
 
 from __future__ import annotations
 
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 
 
-@click.command(context_settings={"show_default": True})
-@config_option
-@common.model_option
-@common.data_option
+@common.command()
+@common.model_and_data
 @click.option("--split", default="dev", help="Split to decode (dataset directories, or files with a split column).")
 @click.option("--out", "-o", required=True,
               help="Hypotheses output: a folder of Parquet parts, or one file when it ends in .parquet.")
 @common.beam_option
 @click.option("--top-k", default=10, type=click.IntRange(1), help="Distinct hypotheses kept per input.")
-@common.batch_size_option
+@common.batch_size_option(256)
 @click.option("--copies/--no-copies", default=False, help="Also decode the build's up-sampling copies.")
 @click.option("--rows-per-file", default=1_000_000, type=click.IntRange(1), help="Hypotheses per Parquet part.")
 @common.constraint_options
@@ -44,6 +41,4 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
         written = write_hypotheses(loaded, files, out, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
                                    copies=copies, rows_per_file=rows_per_file, constraint=constraint,
                                    progress=common.token_progress)
-    click.echo(f"decoded {written.inputs:,} inputs → {written.rows:,} hypotheses in {written.files} file(s) at {out} "
-               f"({written.inputs_per_second:,.0f} inputs/s, beam {beam}, top-k {top_k}, {loaded.device}, "
-               f"{constraint_note})")
+    click.echo(written.describe(out, beam, top_k, loaded.device, constraint_note))

@@ -1,19 +1,15 @@
 """`tnforge evaluate`: token, class and sentence accuracy of a trained seq2seq model on a split
-(`trainers.decode_outputs.evaluate_decoding`, reported by `trainers.evaluation`).
-"""
+(`trainers.decoding.outputs.evaluate_decoding`, reported by `trainers.evaluation.accuracy`)."""
 
 from __future__ import annotations
 
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 
 
-@click.command(context_settings={"show_default": True})
-@config_option
-@common.model_option
-@common.data_option
+@common.command()
+@common.model_and_data
 @click.option("--split", default="dev", help="Split to evaluate.")
 @click.option("--report", "-r", default=None, type=click.Path(file_okay=False),
               help="Folder for report.md, report.json and per_class.png.")
@@ -35,19 +31,18 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
       tnforge evaluate --model runs/s2s --data out/sample --split dev --report runs/s2s/eval-dev
       tnforge evaluate --model runs/s2s --data out/sample --split test --no-grammar
     """
+    from tnforge.grammars import adapter
     from tnforge.trainers.decoding.outputs import evaluate_decoding
-    from tnforge.trainers.evaluation.accuracy import to_markdown, write_report
+    from tnforge.trainers.evaluation.accuracy import summary, write_report
 
-    judge, note = common.grammar_judges(grammar)
+    with common.grammar_errors("--grammar"):
+        judge, note = adapter.judge(grammar)
     loaded = common.load_seq2seq(model, device, threads)
     constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
     files = common.example_files_of(data, split)
     with common.click_errors():
         result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, common.token_progress)
     title = f"Evaluation of {loaded.path} on {data} ({split}; {constraint_note})"
-    markdown = to_markdown(result, title=title, max_errors=20)
-    click.echo(markdown.split("## Errors")[0].rstrip())
-    click.echo(f"\n{len(result['errors'])} errors; {note}.")
+    click.echo(summary(result, title, note))
     if report:
-        paths = write_report(result, report, title=title)
-        click.echo("report: " + ", ".join(str(p) for p in paths))
+        click.echo("report: " + ", ".join(str(p) for p in write_report(result, report, title=title)))

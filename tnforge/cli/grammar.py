@@ -54,9 +54,7 @@ def readings(token: str, cls: str | None, limit: int, check: str | None) -> None
     found = g.readings(token, cls, limit)
     for reading in found:
         click.echo(reading)
-    size = g.token_readings(token, cls).size if cls else None
-    more = f" of {size:,} paths" if size is not None and size > len(found) else ""
-    click.echo(f"{len(found)} reading(s){more} for {token!r} in {cls or 'any class'}", err=True)
+    click.echo(g.readings_note(token, cls, len(found)), err=True)
 
 
 @grammar.command()
@@ -99,10 +97,9 @@ def learn_lexicon(source: str, out: str, min_count: int, include_all: bool) -> N
     """
     from tnforge.filesystems import write_atomically
     from tnforge.grammars import get_grammar
-    from tnforge.grammars.lexicon import candidates_tsv, learn
+    from tnforge.grammars.lexicon import review_file
 
-    pairs = _gold_pairs(source)
-    candidates = [c for c in learn(get_grammar(), pairs) if c.count >= min_count and (include_all or not c.covered)]
+    tsv, written = review_file(get_grammar(), _gold_pairs(source), min_count, include_all)
     with write_atomically(out) as handle:
-        handle.write(candidates_tsv(candidates).encode("utf-8"))
-    click.echo(f"wrote {len(candidates):,} candidate entries to {out}", err=True)
+        handle.write(tsv.encode("utf-8"))
+    click.echo(f"wrote {written:,} candidate entries to {out}", err=True)

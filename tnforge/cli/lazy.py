@@ -1,8 +1,5 @@
-"""One lazy click group: a table maps each sub-command to "module:attribute" and a one-line help.
-
-A sub-command's module is imported only when that command runs (or shows its own help), so listing the
-commands never pulls in Beam, torch, pynini or great_expectations.
-"""
+"""One lazy click group: a table maps each sub-command to "module:attribute" and a one-line help; its module
+is imported only when that command runs (or shows its help), so listing commands imports no heavy library."""
 
 from __future__ import annotations
 
@@ -46,9 +43,8 @@ class LazyGroup(click.Group):
 
     def help_line(self, name: str) -> str:
         """The listing's help line of a command, without importing it when it is lazy."""
-        if name in self.lazy_commands:
-            return self.lazy_commands[name][1]
-        return self.commands[name].get_short_help_str()
+        lazy = self.lazy_commands.get(name)
+        return lazy[1] if lazy else self.commands[name].get_short_help_str()
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, self.help_line(name)) for name in self.list_commands(ctx)]

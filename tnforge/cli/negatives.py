@@ -2,42 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from tnforge.cli.common import PassThroughCommand, parse_ratio
-from tnforge.config import config_option, field_default
+from tnforge.cli import common
 from tnforge.pipelines.negatives_config import NegativesConfig, NegativesOptionError, parse_kinds
 from tnforge.pipelines.negatives_job import run_negatives_job, summary_table
 from tnforge.progress import log
 from tnforge.schemas.negative_kinds import KINDS
 
-
-def _default(name: str) -> Any:
-    return field_default(NegativesConfig, name)
+N = NegativesConfig()
 
 
-@click.command(cls=PassThroughCommand, context_settings={"show_default": True})
-@config_option
+@common.command(cls=common.PassThroughCommand)
 @click.argument("directory", metavar="DIR", type=click.Path(file_okay=False))
-@click.option("--kinds", default=",".join(_default("kinds")),
+@click.option("--kinds", default=",".join(N.kinds),
               help=f"Negative kinds: {', '.join(KINDS)} (comma-separated).")
-@click.option("--ratio", default=f"{_default('ratio'):g}",
-              help="Negatives per positive: a number (3, 10) or 'all' (every candidate, up to --cap).")
-@click.option("--cap", default=_default("cap"), type=click.IntRange(1), help="Most negatives per input and split.")
-@click.option("--topk-from", type=click.Path(), default=_default("topk_from"), help="Hypotheses Parquet (from `tnforge decode`) for topk.")
-@click.option("--grammar/--no-grammar", default=_default("grammar"),
+@common.ratio_option(f"{N.ratio:g}", "Negatives per positive: a number (3, 10) or 'all' (every candidate, "
+                     "up to --cap).")
+@click.option("--cap", default=N.cap, type=click.IntRange(1), help="Most negatives per input and split.")
+@click.option("--topk-from", type=click.Path(), default=N.topk_from, help="Hypotheses Parquet (from `tnforge decode`) for topk.")
+@click.option("--grammar/--no-grammar", default=N.grammar,
               help="Judge negatives with the covering grammar (default: when pynini and the grammar are installed).")
-@click.option("--trivial/--no-trivial", default=_default("trivial"),
+@click.option("--trivial/--no-trivial", default=N.trivial,
               help="Pairs for trivial tokens (<self>/sil, from DIR/examples) and an 'unread' <self> negative for the "
                    "others, so the dual encoders can judge trivial readings.")
-@click.option("--seed", type=click.IntRange(0), default=_default("seed"), help="Seed of the stable hashes [default: the build's].")
-@click.option("--shards", type=click.IntRange(0), default=_default("shards"),
+@click.option("--seed", type=click.IntRange(0), default=N.seed, help="Seed of the stable hashes [default: the build's].")
+@click.option("--shards", type=click.IntRange(0), default=N.shards,
               help="Parquet shards per split (0: as the build).")
 @click.option("--workers", default=1, type=click.IntRange(1), help="Local worker processes (Beam direct_num_workers).")
 @click.pass_context
-def negatives(ctx: click.Context, directory: str, kinds: str, ratio: str, cap: int, topk_from: str | None,
+def negatives(ctx: click.Context, directory: str, kinds: str, ratio: float | None, cap: int, topk_from: str | None,
               grammar: bool | None, trivial: bool, seed: int | None, shards: int, workers: int) -> None:
     """Generate labelled pairs for the dual encoders in a dataset directory DIR.
 
@@ -52,7 +46,7 @@ def negatives(ctx: click.Context, directory: str, kinds: str, ratio: str, cap: i
       tnforge negatives out/en --ratio all --cap 50 --no-grammar
     """
     try:
-        config = NegativesConfig(kinds=parse_kinds(kinds), ratio=parse_ratio(ratio), cap=cap, topk_from=topk_from,
+        config = NegativesConfig(kinds=parse_kinds(kinds), ratio=ratio, cap=cap, topk_from=topk_from,
                                  grammar=grammar, trivial=trivial, seed=seed, shards=shards)
         section = run_negatives_job(directory, config, ctx.meta.get("pipeline_args", ()), workers, progress=log)
     except NegativesOptionError as error:

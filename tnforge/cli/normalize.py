@@ -1,15 +1,13 @@
-"""`tnforge normalize`: normalize plain text with a trained seq2seq model (`trainers.text_tokenizer`)."""
+"""`tnforge normalize`: normalize plain text with a seq2seq model (`trainers.decoding.text_tokenizer`)."""
 
 from __future__ import annotations
 
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 
 
-@click.command(context_settings={"show_default": True})
-@config_option
+@common.command()
 @common.model_option
 @click.argument("text", nargs=-1, required=True)
 @common.beam_option
@@ -22,15 +20,10 @@ def normalize(model: str, text: tuple[str, ...], beam: int, device: str, threads
       tnforge normalize --model runs/s2s "Train 540 leaves at 4:45"
     """
     from tnforge.trainers.decoding.decode import decode_windows
-    from tnforge.trainers.decoding.text_tokenizer import sentence_windows, spoken, tokenize
+    from tnforge.trainers.decoding.text_tokenizer import reading_table, sentence_windows, tokenize
 
     tokens = tokenize(" ".join(text))
     if not tokens:
         raise click.ClickException("nothing to normalize: the text has no tokens")
     loaded = common.load_seq2seq(model, device, threads)
-    readings = decode_windows(loaded, sentence_windows(tokens), beam=beam)
-    width = max(len(t) for t in tokens)
-    for token, reading in zip(tokens, readings, strict=True):
-        click.echo(f"{token:<{width}}  {reading}")
-    click.echo("")
-    click.echo(spoken(tokens, readings))
+    click.echo(reading_table(tokens, decode_windows(loaded, sentence_windows(tokens), beam=beam)))

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from tnforge.cli import common
 from tnforge.config import config_option
 
 
@@ -28,23 +29,12 @@ def validate(directory: str, docs: str | None, only: str | None, no_docs: bool, 
     table (dataset, expectations passed/failed, failures with what was observed) and exits with
     status 1 when any expectation fails.
     """
-    import json
-
     from tnforge.validation import validate_directory
 
-    try:
-        chosen = [name.strip() for name in only.split(",") if name.strip()] if only else None
+    chosen = [name.strip() for name in only.split(",") if name.strip()] if only else None
+    with common.click_errors():
         report = validate_directory(directory, docs_dir=docs, only=chosen, render_docs=not no_docs, quiet=quiet)
-    except (ValueError, FileNotFoundError) as error:
-        raise click.ClickException(str(error)) from error
-    if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        click.echo(report.format_table())
-    failed = len(report.failures())
-    verdict = "passed" if report.success else f"FAILED ({failed} expectation{'s' * (failed != 1)})"
-    docs_line = f", Data Docs at {report.docs_index}" if report.docs_index else ""
-    click.echo(f"validation {verdict} in {report.seconds:.1f} s; results in {report.results_dir}{docs_line}",
-               file=sys.stderr)
+    click.echo(report.to_json() if as_json else report.format_table())
+    click.echo(report.verdict(), file=sys.stderr)
     if not report.success:
         sys.exit(1)

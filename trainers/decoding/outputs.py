@@ -87,6 +87,11 @@ class HypothesesWritten:
     def inputs_per_second(self) -> float:
         return self.inputs / max(self.seconds, 1e-9)
 
+    def describe(self, out: str, beam: int, top_k: int, device: object, note: str) -> str:
+        """One line for `tnforge decode`: what was written where, how fast, with which settings."""
+        return (f"decoded {self.inputs:,} inputs → {self.rows:,} hypotheses in {self.files} file(s) at {out} "
+                f"({self.inputs_per_second:,.0f} inputs/s, beam {beam}, top-k {top_k}, {device}, {note})")
+
 
 def write_hypotheses(loaded: Any, files: Sequence[Path], out: str | os.PathLike, split: str | None = None,
                      beam: int = 5, top_k: int = 10, batch_size: int = 256, copies: bool = False,

@@ -52,3 +52,10 @@ def spoken(tokens: Sequence[str], readings: Sequence[str]) -> str:
     words = [token if reading == SELF else reading for token, reading in zip(tokens, readings, strict=True)
              if reading != SIL and reading]
     return " ".join(words)
+
+
+def reading_table(tokens: Sequence[str], readings: Sequence[str]) -> str:
+    """Each token beside its reading, one a line, then a blank line and the spoken sentence."""
+    width = max((len(t) for t in tokens), default=0)
+    rows = [f"{token:<{width}}  {reading}" for token, reading in zip(tokens, readings, strict=True)]
+    return "\n".join([*rows, "", spoken(tokens, readings)])

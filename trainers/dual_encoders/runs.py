@@ -1,12 +1,16 @@
 """A dual-encoder training run as the `train seq-de|voc-de` commands, the loop and the benchmarks start it:
-the default model of each kind, and a run that leaves its dev report (dev.md) beside best.pt.
+the default model of each kind, its `--negatives` parser, a run that leaves its dev report (dev.md) beside
+best.pt, and the run's summary.
 """
 
 from __future__ import annotations
 
+from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
+from tnforge.trainers.checkpoints import BEST
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig
 from tnforge.trainers.dual_encoders.metrics import to_markdown
 from tnforge.trainers.dual_encoders.train import DETrainConfig, DETrainResult, train_dual_encoder
+from tnforge.trainers.runs import METRICS
 
 #: What each kind's default model changes in DualEncoderConfig: the sequence DE adds the interaction term;
 #: the vocabulary filter uses the dot head (it scores a whole output vocabulary at once).
@@ -23,6 +27,22 @@ def default_model(kind: str) -> DualEncoderConfig:
     return DualEncoderConfig(kind=kind, **KIND_DEFAULTS[kind])  # type: ignore[arg-type]
 
 
+def model_config(kind: str, head: str, dim: int, hidden: int, buckets: int,
+                 cross_buckets: int = 0) -> DualEncoderConfig:
+    """A dual encoder as the train commands describe it: one hashed-bucket count for both towers."""
+    return DualEncoderConfig(kind=kind, head=head, dim=dim, hidden=hidden, input_buckets=buckets,
+                             output_buckets=buckets, cross_buckets=cross_buckets)
+
+
+def parse_negative_types(kind: str, value: str) -> tuple[str, ...]:
+    """A `--negatives` value: "synthetic,random" → ("synthetic", "random"), checked against `kind`."""
+    types = tuple(t.strip() for t in value.split(",") if t.strip())
+    unknown = [t for t in types if t not in NEGATIVE_TYPES[kind]]
+    if unknown:
+        raise ValueError(f"{', '.join(unknown)}: choose from {', '.join(NEGATIVE_TYPES[kind])}")
+    return types
+
+
 def train_with_report(config: DETrainConfig) -> tuple[DETrainResult, str]:
     """Train a dual encoder and write the best epoch's dev figures to RUN/dev.md; returns the run and them."""
     result = train_dual_encoder(config)
@@ -31,3 +51,11 @@ def train_with_report(config: DETrainConfig) -> tuple[DETrainResult, str]:
     markdown = to_markdown(best, title)
     (result.run / "dev.md").write_text(markdown, encoding="utf-8")
     return result, markdown
+
+
+def describe(result: DETrainResult, markdown: str) -> tuple[str, str]:
+    """A run's outcome as `tnforge train seq-de|voc-de` print it: a note for stderr, then the dev report
+    (`markdown`, from `train_with_report`) and the run's files."""
+    note = (f"trained on {result.train_pairs:,} pairs for {result.epochs} epochs ({result.stopped}) in "
+            f"{result.seconds:.0f} s")
+    return note, f"{markdown.rstrip()}\n\nmodel: {result.run / BEST}  metrics: {result.run / METRICS}"

@@ -156,6 +156,13 @@ def to_markdown(report: dict[str, Any], title: str = "Evaluation", max_errors: i
     return "\n".join(lines) + "\n"
 
 
+def summary(report: dict[str, Any], title: str, note: str) -> str:
+    """The report as `tnforge evaluate` prints it: the Markdown up to the error list, then the error count and
+    `note` (on the covering grammar's judgement)."""
+    head = to_markdown(report, title=title, max_errors=20).split("## Errors")[0].rstrip()
+    return f"{head}\n\n{len(report['errors'])} errors; {note}."
+
+
 def write_report(report: dict[str, Any], out: str | os.PathLike, title: str = "Evaluation") -> list[Path]:
     """Write report.md, report.json and per_class.png into the folder `out`."""
     from tnforge.filesystems import write_text_files

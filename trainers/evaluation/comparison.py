@@ -145,6 +145,15 @@ def write_comparison(report: dict[str, Any], out: str | os.PathLike, title: str 
                                   "comparison.json": json.dumps(report, indent=2, default=str) + "\n"})
 
 
+def publish_comparison(report: dict[str, Any], out: str | os.PathLike, model: object, data: str, split: str,
+                       weight: float, beam: int) -> tuple[str, list[Path]]:
+    """Record the run's settings in `report`, write it (see `write_comparison`) under its title; returns the
+    Markdown and the paths."""
+    report.update({"model": str(model), "data": data, "split": split, "lambda": weight, "beam": beam})
+    title = f"Constrained decoding of {model} on {data} ({split}, λ={weight:g})"
+    return to_markdown(report, title), write_comparison(report, out, title)
+
+
 def sweep_rows(results: Mapping[float, Predictions], judge: BatchJudge | None = None) -> list[dict[str, Any]]:
     """Per λ: overall error rate, unrecoverable errors (when judged) and the error rate of each class."""
     rows = []
@@ -157,6 +166,12 @@ def sweep_rows(results: Mapping[float, Predictions], judge: BatchJudge | None = 
             "per_class": {c["class"]: c["error_rate"] for c in result["per_class"]},
         })
     return rows
+
+
+def fewest_errors(rows: Sequence[dict[str, Any]]) -> str:
+    """The λ of a sweep with the fewest errors (the smallest such λ), as a phrase for reports."""
+    best = min(rows, key=lambda r: (r["errors"], r["lambda"]))
+    return f"fewest errors at λ={best['lambda']:g} ({best['errors']})"
 
 
 def sweep_markdown(rows: Sequence[dict[str, Any]], title: str = "λ sweep") -> str:

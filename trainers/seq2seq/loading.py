@@ -11,6 +11,7 @@ from typing import Any
 import torch
 
 from tnforge.trainers.checkpoints import checkpoint_file, load_checkpoint, save_checkpoint
+from tnforge.trainers.devices import resolve_device
 from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
 from tnforge.trainers.seq2seq.vocab import Vocabulary, vocabulary_from_dict
 
@@ -52,3 +53,11 @@ def load_model(path: str | os.PathLike, device: torch.device | str = "cpu") -> L
     model.load_state_dict(payload["model"])
     model.to(device).eval()
     return LoadedModel(model, input_vocab, output_vocab, payload["config"], checkpoint_file(path, FORMAT), device)
+
+
+def load_on(path: str | os.PathLike, device: str = "auto", threads: int = 0) -> LoadedModel:
+    """`load_model` as the commands ask for it: onto a device by name ("auto", "cpu", "cuda:N"; DeviceError
+    when unusable), with torch using `threads` CPU threads (0: torch's default)."""
+    if threads:
+        torch.set_num_threads(threads)
+    return load_model(path, resolve_device(device))

@@ -130,6 +130,8 @@ def _is_better(metrics: dict[str, float], best: dict[str, Any]) -> bool:
 def train(config: TrainConfig, resume: bool = False) -> TrainResult:
     """Train (or resume) a model into `config.out`; returns where it stopped and the best dev figures."""
     run = Path(config.out)
+    if resume and not (run / LAST).is_file():
+        raise FileNotFoundError(f"{config.out}: nothing to resume (no {LAST}); drop --resume to start a new run")
     run.mkdir(parents=True, exist_ok=True)
     device = resolve_device(config.device)
     if config.threads:
@@ -264,3 +266,15 @@ def train(config: TrainConfig, resume: bool = False) -> TrainResult:
     plot_training(run / METRICS, run / PLOT)
     seconds = elapsed_before + time.monotonic() - started
     return TrainResult(run, epoch, step, seconds, best, stopped)
+
+
+def describe(result: TrainResult) -> tuple[str, str]:
+    """A run's outcome as `tnforge train seq2seq` prints it: how it stopped (a note for stderr), then the best
+    dev figures and the run's files."""
+    best, run = result.best, result.run
+    lines = [f"best dev (step {best['step']}): accuracy {100 * best['dev_accuracy']:.2f}%, "
+             f"non-trivial {100 * best['dev_nontrivial_accuracy']:.2f}%, loss {best['dev_loss']:.4f}"] if best else []
+    lines.append(f"model: {run / BEST}  metrics: {run / METRICS}  plot: {run / PLOT}")
+    note = (f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
+            f"({result.stopped})")
+    return note, "\n".join(lines)

@@ -1,5 +1,4 @@
-"""`tnforge train …`: train models from a built dataset directory (each model a sub-command in a module of
-this package, imported only when used)."""
+"""`tnforge train …`: train models from a built dataset directory (one sub-command module each, lazily)."""
 
 from __future__ import annotations
 
