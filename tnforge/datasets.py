@@ -4,7 +4,7 @@ Layout (relative to a dataset directory DIR):
   manifest.json
   examples/{train,dev,test}/part-NNNNN-of-MMMMM.parquet
   sentences/{train,dev,test}/…
-  pairs/positive/{train,dev,test}/…     positive (class, before, after) pairs with counts
+  positives/{train,dev,test}/…          positive (class, before, after) pairs with counts
   pairs/{train,dev,test}/…              labelled pairs for the sequence dual encoder
   vocab_pairs/{train,dev,test}/…        labelled (input, word) pairs for the vocabulary filter
   rejects/…                             bad input lines with reasons
@@ -28,7 +28,7 @@ from tnforge.hashing import mix64
 DATASET_DIRS: dict[str, str] = {
     "examples": "examples",
     "sentences": "sentences",
-    "positive_pairs": "pairs/positive",
+    "positive_pairs": "positives",
     "pairs": "pairs",
     "vocab_pairs": "vocab_pairs",
     "rejects": "rejects",

@@ -23,7 +23,7 @@ def _train_options(kind: str) -> Any:
     model = default_model(kind)
     listed = [
         config_option,
-        click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False),
+        click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False), callback=common.dataset_input,
                      help="Dataset directory with pairs/ (sequence) or vocab_pairs/ (vocabulary) from `tnforge negatives`."),
         click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
                      help="Run directory: best.pt, checkpoint.pt, metrics.jsonl, dev.md."),

@@ -22,7 +22,7 @@ T, M = TrainConfig(), ModelConfig()
 @click.command("seq2seq", context_settings={"show_default": True},
                short_help="The attention seq2seq normalizer: characters in, words out.")
 @config_option
-@click.option("--data", "-d", required=True, type=click.Path(exists=True),
+@click.option("--data", "-d", required=True, type=click.Path(exists=True), callback=common.dataset_input,
               help="Dataset directory (examples/train and examples/dev are used).")
 @click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
               help="Run directory: checkpoints, metrics.jsonl, training.png.")
