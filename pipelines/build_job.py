@@ -56,7 +56,7 @@ def prepare_output(out: str, overwrite: bool) -> None:
     if os.path.isdir(out) and os.listdir(out):
         if not overwrite:
             if is_dataset_directory(out) and not _complete(out):
-                raise BuildError(f"--out {out} holds an incomplete build; use --overwrite to replace it")
+                raise BuildError(f"{out} holds an incomplete build; use --overwrite to replace it")
             raise BuildError(f"--out {out}: directory is not empty (use --overwrite to replace its contents)")
         for name in [MANIFEST, SCRATCH, "validation", *{d.split("/")[0] for d in DATASET_DIRS.values()}]:
             path = os.path.join(out, name)
