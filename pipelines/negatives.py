@@ -37,7 +37,7 @@ from tnforge.generators.pair_tables import pairs_table
 from tnforge.generators.topk import assign_splits, group_by_before, read_hypotheses
 from tnforge.generators.vocab_pairs import vocab_table
 from tnforge.hashing import stable_hash64
-from tnforge.manifest import require_complete, update_section, write_manifest
+from tnforge.manifest import check_input, require_complete, update_section, write_manifest
 from tnforge.pipelines.build_steps import count_pairs, pair_keys
 from tnforge.pipelines.runner import make_pipeline, pipeline_options
 from tnforge.pipelines.writer import WriteDataset
@@ -262,9 +262,10 @@ def run_negatives(
         raise ValueError(f"shards and cap must be at least 1 (got shards={shards}, cap={cap})")
     if not Path(root).is_dir():
         raise FileNotFoundError(f"{root}: no such dataset directory")
-    manifest = require_complete(root)
+    check_input(root)
     if not dataset_files(root, "positive_pairs"):
         raise FileNotFoundError(f"{root}: no positive pairs under positives/ (run `tnforge build` first)")
+    manifest = require_complete(root)
     use_grammar = resolve_grammar(grammar)
     settings = Settings(kinds=frozenset(kinds), ratio=ratio, cap=cap, seed=seed, trivial=trivial)
     say(f"generating {'+'.join(kinds)} negatives at ratio {ratio or 'all'} (cap {cap}, grammar "
