@@ -88,7 +88,7 @@ def synthetic_pair(index: int) -> tuple[str, str, str]:
 
 
 def make_dataset(root: Path, pairs: int, shards: int) -> None:
-    """Write `pairs` synthetic positive pairs (split 90/5/5 by hash) under root/pairs/positive."""
+    """Write `pairs` synthetic positive pairs (split 90/5/5 by hash) under root/positives."""
     rows: dict[str, dict[str, list]] = {s: {c: [] for c in schemas.POSITIVE_PAIRS.names} for s in schemas.SPLITS}
     for index in range(pairs):
         cls, before, after = synthetic_pair(index)

@@ -24,6 +24,7 @@ from tnforge import schemas
 from tnforge.datasets import by_split, split_shards
 from tnforge.filesystems import join, open_binary, remove, write_atomically
 from tnforge.generators.sampling import SamplingPlan, TrainStats, make_plan
+from tnforge.manifest import SCRATCH
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.pipelines.build_steps import (
     FileOutput,
@@ -39,7 +40,7 @@ from tnforge.pipelines.writer import WriteDataset
 from tnforge.progress import log
 
 STATE_FILE = ".tnforge-build-state.json"
-CACHE_DIR = ".tnforge-cache"
+CACHE_DIR = SCRATCH
 
 
 class _MergeStats(beam.CombineFn):

@@ -11,7 +11,15 @@ from dataclasses import replace
 
 from tnforge.datasets import DATASET_DIRS
 from tnforge.filesystems import expand, is_remote
-from tnforge.manifest import MANIFEST, write_manifest
+from tnforge.manifest import (
+    MANIFEST,
+    SCRATCH,
+    IncompleteBuild,
+    LayoutMismatch,
+    is_dataset_directory,
+    require_complete,
+    write_manifest,
+)
 from tnforge.pipelines.build_config import BuildConfig, auto_shards
 from tnforge.pipelines.manifest import make_manifest, summary_table
 from tnforge.pipelines.negatives_config import NegativesConfig
@@ -51,14 +59,27 @@ def prepare_output(out: str, overwrite: bool) -> None:
         raise BuildError(f"--out {out}: exists and is not a directory")
     if os.path.isdir(out) and os.listdir(out):
         if not overwrite:
+            if is_dataset_directory(out) and not _complete(out):
+                raise BuildError(f"{out} holds an incomplete build; use --overwrite to replace it")
             raise BuildError(f"--out {out}: directory is not empty (use --overwrite to replace its contents)")
-        for name in [MANIFEST, "validation", *{d.split("/")[0] for d in DATASET_DIRS.values()}]:
+        for name in [MANIFEST, SCRATCH, "validation", *{d.split("/")[0] for d in DATASET_DIRS.values()}]:
             path = os.path.join(out, name)
             if os.path.isdir(path):
                 shutil.rmtree(path)
             elif os.path.exists(path):
                 os.remove(path)
     os.makedirs(out, exist_ok=True)
+
+
+def _complete(root: str) -> bool:
+    """Whether `root` holds a finished build (of any layout)."""
+    try:
+        require_complete(root)
+    except LayoutMismatch:
+        return True
+    except IncompleteBuild:
+        return False
+    return True
 
 
 def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool = False) -> dict | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 
 from tnforge import __version__, schemas
+from tnforge.manifest import mark_complete
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.sources import source_name
 from tnforge.splits import STANDARD_TEST_LINES
@@ -16,7 +17,7 @@ FILE_LEVEL_REASONS = frozenset({"empty_file"})
 
 
 def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: float) -> dict:
-    """Assemble manifest.json from the pipeline's final state."""
+    """Assemble manifest.json from the pipeline's final state (with the layout and the completion marker)."""
     splits = {}
     for split in schemas.SPLITS:
         tokens, examples = state["tokens"][split], state["examples"][split]
@@ -85,7 +86,7 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
             "test_source_present": any(source_name(f["path"]).startswith("output-00099-of-00100")
                                        for f in state["files"]),
         }
-    return manifest
+    return mark_complete(manifest)
 
 
 def summary_table(manifest: dict) -> str:

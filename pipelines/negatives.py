@@ -1,6 +1,6 @@
 """The negatives pipeline: positive pairs of a dataset directory → labelled pairs for both dual encoders.
 
-Reads DIR/pairs/positive/{split}/ (and optionally a hypotheses file), writes DIR/pairs/{split}/ (PAIRS) and
+Reads DIR/positives/{split}/ (and optionally a hypotheses file), writes DIR/pairs/{split}/ (PAIRS) and
 DIR/vocab_pairs/{split}/ (VOCAB_PAIRS), and records counts in the "negatives" section of DIR/manifest.json.
 With trivial pairs on (the default), the distinct trivial tokens of DIR/examples (`<self>`/`sil`; the train
 split's already down-sampled) are positives too, so the dual encoders learn when a token is read as written.
@@ -27,7 +27,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from tnforge.datasets import by_split, dataset_files
+from tnforge.datasets import DATASET_DIRS, by_split, dataset_files
+from tnforge.filesystems import join, remove
 from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, input_pairs
 from tnforge.generators.licensing import Licenser, resolve_grammar
 from tnforge.generators.negative_context import build_context
@@ -36,7 +37,7 @@ from tnforge.generators.pair_tables import pairs_table
 from tnforge.generators.topk import assign_splits, group_by_before, read_hypotheses
 from tnforge.generators.vocab_pairs import vocab_table
 from tnforge.hashing import stable_hash64
-from tnforge.manifest import update_section
+from tnforge.manifest import check_input, require_complete, update_section, write_manifest
 from tnforge.pipelines.build_steps import count_pairs, pair_keys
 from tnforge.pipelines.runner import make_pipeline, pipeline_options
 from tnforge.pipelines.writer import WriteDataset
@@ -213,6 +214,15 @@ def count_outputs(root: str) -> dict[str, Any]:
     }
 
 
+def _forget_outputs(root: str, manifest: dict[str, Any]) -> None:
+    """Drop an earlier run's "negatives" section, then its pairs: until this run records its own section, no
+    pairs are committed (and no stale shard of another shard count survives)."""
+    if manifest.pop("negatives", None) is not None:
+        write_manifest(root, manifest)
+    for name in OUTPUTS:
+        remove(join(root, DATASET_DIRS[name]))
+
+
 def run_negatives(
     root: str,
     kinds: Sequence[str],
@@ -252,12 +262,15 @@ def run_negatives(
         raise ValueError(f"shards and cap must be at least 1 (got shards={shards}, cap={cap})")
     if not Path(root).is_dir():
         raise FileNotFoundError(f"{root}: no such dataset directory")
+    check_input(root)
     if not dataset_files(root, "positive_pairs"):
-        raise FileNotFoundError(f"{root}: no positive pairs under pairs/positive/ (run `tnforge build` first)")
+        raise FileNotFoundError(f"{root}: no positive pairs under positives/ (run `tnforge build` first)")
+    manifest = require_complete(root)
     use_grammar = resolve_grammar(grammar)
     settings = Settings(kinds=frozenset(kinds), ratio=ratio, cap=cap, seed=seed, trivial=trivial)
     say(f"generating {'+'.join(kinds)} negatives at ratio {ratio or 'all'} (cap {cap}, grammar "
         f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'})")
+    _forget_outputs(root, manifest)
     with make_pipeline(pipeline_options(pipeline_args, workers)) as pipeline:
         build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards)
     say("counting the pairs written")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tnforge.datasets import dataset_path
 from tnforge.generators.negative_sampling import DEFAULT_CAP
-from tnforge.manifest import build_config
+from tnforge.manifest import build_config, check_input
 from tnforge.schemas.negative_kinds import DEFAULT_KINDS, FROM_HYPOTHESES, KINDS, TOPK
 
 
@@ -66,6 +66,7 @@ def resolve(root: str | Path, config: NegativesConfig) -> NegativesConfig:
         raise NegativesOptionError(f"{config.topk_from}: no such file", "--topk-from")
     if not Path(root).is_dir():
         raise NegativesOptionError(f"{root}: no such dataset directory", "DIR")
+    check_input(root)
     build = build_config(root)
     seed = config.seed if config.seed is not None else int(build.get("seed", 0))
     shards = config.shards or int(build.get("shards") or 0) or positive_shards(root)

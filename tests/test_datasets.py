@@ -31,7 +31,7 @@ def sentences(n: int) -> pa.Table:
 
 
 def test_dataset_path_and_shard_path(tmp_path):
-    assert dataset_path(tmp_path, "positive_pairs", "dev") == tmp_path / "pairs" / "positive" / "dev"
+    assert dataset_path(tmp_path, "positive_pairs", "dev") == tmp_path / "positives" / "dev"
     assert dataset_path(tmp_path, "rejects", "dev") == tmp_path / "rejects"
     assert dataset_path(tmp_path, "examples") == tmp_path / "examples"
     assert shard_name(2, 10) == "part-00002-of-00010.parquet"

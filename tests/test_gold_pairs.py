@@ -43,5 +43,5 @@ def test_dataset_pairs_are_summed_over_splits(tmp_path):
 def test_errors_name_the_source(tmp_path):
     with pytest.raises(ValueError, match="neither a dataset directory nor a corpus TSV file"):
         read_gold_pairs(tmp_path / "nowhere")
-    with pytest.raises(FileNotFoundError, match="no pairs/positive"):
+    with pytest.raises(FileNotFoundError, match="no positives/"):
         read_gold_pairs(tmp_path)

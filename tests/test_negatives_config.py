@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tnforge.manifest import IncompleteBuild, mark_complete
 from tnforge.pipelines.negatives_config import (
     NegativesConfig,
     NegativesOptionError,
@@ -24,14 +25,14 @@ def test_parse_kinds():
         assert caught.value.option == "--kinds"
 
 
-def _dataset(tmp_path, manifest=None, shards=(2, 3)):
+def _dataset(tmp_path, manifest: dict | None = {}, shards=(2, 3)):  # noqa: B006 - never mutated
     for split, count in zip(("train", "dev"), shards, strict=False):
-        folder = tmp_path / "pairs" / "positive" / split
+        folder = tmp_path / "positives" / split
         folder.mkdir(parents=True)
         for index in range(count):
             (folder / f"part-{index:05d}-of-{count:05d}.parquet").write_bytes(b"")
     if manifest is not None:
-        (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+        (tmp_path / "manifest.json").write_text(json.dumps(mark_complete(manifest)))
     return tmp_path
 
 
@@ -43,11 +44,17 @@ def test_seed_and_shards_come_from_the_build(tmp_path):
     assert (given.seed, given.shards) == (1, 2)
 
 
-def test_shards_from_the_positive_files_without_a_manifest(tmp_path):
+def test_shards_from_the_positive_files_when_the_build_records_none(tmp_path):
     root = _dataset(tmp_path)
     assert positive_shards(root) == 3
     assert positive_shards(tmp_path / "nothing") == 1
     assert resolve(root, NegativesConfig()).shards == 3 and resolve(root, NegativesConfig()).seed == 0
+
+
+def test_an_unfinished_build_is_refused(tmp_path):
+    root = _dataset(tmp_path, manifest=None)
+    with pytest.raises(IncompleteBuild, match=f"^{tmp_path} is an incomplete build — rebuild it with --overwrite$"):
+        resolve(root, NegativesConfig())
 
 
 def test_topk_needs_an_existing_hypotheses_file(tmp_path):

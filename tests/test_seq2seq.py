@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch")
 from tnforge import schemas  # noqa: E402
 from tnforge.datasets import dataset_path, write_sharded  # noqa: E402
 from tnforge.hashing import stable_hash64  # noqa: E402
+from tnforge.manifest import mark_complete, write_manifest  # noqa: E402
 from tnforge.windows import window_input  # noqa: E402
 
 #: Hand-made sentences: (class, before, after).
@@ -62,10 +63,11 @@ def examples_table(sentences: list[list[tuple[str, str, str]]], split: str, sour
 
 
 def write_tiny_dataset(root: Path, copies: int = 0) -> Path:
-    """A dataset directory whose train and dev splits both hold the tiny sentences."""
+    """A (complete) dataset directory whose train and dev splits both hold the tiny sentences."""
     for split in ("train", "dev"):
         write_sharded(examples_table(TINY_SENTENCES, split, copies=copies if split == "train" else 0),
                       dataset_path(root, "examples", split), schemas.EXAMPLES)
+    write_manifest(root, mark_complete({}))
     return root
 
 

@@ -66,5 +66,5 @@ def test_unknown_dataset_and_missing_directory_are_refused(tmp_path: Path) -> No
 
 def test_invalid_manifest_is_refused(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text("{not json")
-    with pytest.raises(ValueError, match="not valid JSON"):
+    with pytest.raises(ValueError, match="is an incomplete build — rebuild it with --overwrite"):
         run(tmp_path)

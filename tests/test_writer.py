@@ -67,7 +67,7 @@ def test_every_expected_shard_is_written_empty_ones_included(tmp_path):
 
 
 def test_split_free_datasets_and_stale_shards(tmp_path):
-    stale = tmp_path / "pairs" / "positive" / "train" / "part-00000-of-00007.parquet"
+    stale = tmp_path / "positives" / "train" / "part-00000-of-00007.parquet"
     stale.parent.mkdir(parents=True)
     stale.write_bytes(b"old")
     reports = run([(("rejects", ""), rejects(5))], tmp_path, {"rejects": 1, "positive_pairs": 2})
@@ -88,7 +88,7 @@ def test_writing_a_shard_twice_gives_the_same_file_and_deletes_nothing(tmp_path)
               spill(str(tmp_path / "scratch"), key, pairs("train", 10, 10))]
     assert spill(str(tmp_path / "scratch"), key, pairs("train", 10)) == pieces[0]  # named by content
     first = write_pieces(str(tmp_path / "out"), key, 1, pieces)
-    path = tmp_path / "out" / "pairs" / "positive" / "train" / "part-00000-of-00001.parquet"
+    path = tmp_path / "out" / "positives" / "train" / "part-00000-of-00001.parquet"
     before = path.read_bytes()
     again = write_pieces(str(tmp_path / "out"), key, 1, list(reversed(pieces)) + [None])
     assert first == again == ShardReport("positive_pairs", "train", 0, 20)

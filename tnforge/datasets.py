@@ -4,7 +4,7 @@ Layout (relative to a dataset directory DIR):
   manifest.json
   examples/{train,dev,test}/part-NNNNN-of-MMMMM.parquet
   sentences/{train,dev,test}/…
-  pairs/positive/{train,dev,test}/…     positive (class, before, after) pairs with counts
+  positives/{train,dev,test}/…          positive (class, before, after) pairs with counts
   pairs/{train,dev,test}/…              labelled pairs for the sequence dual encoder
   vocab_pairs/{train,dev,test}/…        labelled (input, word) pairs for the vocabulary filter
   rejects/…                             bad input lines with reasons
@@ -28,7 +28,7 @@ from tnforge.hashing import mix64
 DATASET_DIRS: dict[str, str] = {
     "examples": "examples",
     "sentences": "sentences",
-    "positive_pairs": "pairs/positive",
+    "positive_pairs": "positives",
     "pairs": "pairs",
     "vocab_pairs": "vocab_pairs",
     "rejects": "rejects",
@@ -96,7 +96,8 @@ def by_split(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
 
 
 def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -> None:
-    """Sort a table by its dataset's sort key and write it to `path` atomically (temporary name, rename)."""
+    """Sort a table by its dataset's sort key and write it to `path` atomically (temporary name, rename); an
+    empty table becomes a file with the schema and no row group, which every Parquet reader takes as 0 rows."""
     from tnforge.filesystems import write_atomically
 
     name = schemas.dataset_name(schema) or ""
@@ -104,7 +105,10 @@ def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -> 
     if name in SORT_KEYS and table.num_rows:
         table = table.sort_by([(column, "ascending") for column in SORT_KEYS[name]])
     with write_atomically(str(path)) as handle:
-        pq.write_table(table, handle, compression="zstd", row_group_size=256_000)
+        if table.num_rows:
+            pq.write_table(table, handle, compression="zstd", row_group_size=256_000)
+        else:  # schema only, no row group: a 0-row row group breaks Hugging Face `datasets`
+            pq.ParquetWriter(handle, table.schema, compression="zstd").close()
 
 
 def write_sharded(table: pa.Table, folder: str | os.PathLike, schema: pa.Schema, shards: int = 1) -> list[str]:

@@ -31,7 +31,7 @@ def read_dataset_pairs(root: str | Path) -> list[GoldPair]:
     from tnforge.datasets import dataset_files, read_dataset
 
     if not dataset_files(root, "positive_pairs"):
-        raise FileNotFoundError(f"{root}: no pairs/positive/*/*.parquet (is it a dataset built by `tnforge build`?)")
+        raise FileNotFoundError(f"{root}: no positives/*/*.parquet (is it a dataset built by `tnforge build`?)")
     table = read_dataset(root, "positive_pairs", columns=["class", "before", "after", "count"])
     columns = [table.column(name).to_pylist() for name in ("class", "before", "after", "count")]
     merged: dict[tuple[str, str, str], int] = {}

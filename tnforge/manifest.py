@@ -13,6 +13,34 @@ from typing import Any
 from tnforge.filesystems import is_remote, open_binary, write_atomically
 
 MANIFEST = "manifest.json"
+#: The dataset layout this tnforge writes and reads (2: positive pairs in DIR/positives/, not DIR/pairs/positive/).
+LAYOUT = 2
+#: The build's scratch folder inside DIR while it runs (removed when the run ends).
+SCRATCH = ".tnforge-cache"
+
+
+class DatasetError(ValueError):
+    """A dataset directory that downstream commands refuse: unfinished, or of another layout."""
+
+
+class IncompleteBuild(DatasetError):
+    """DIR has dataset files but no complete manifest (the build, or its manifest, never finished)."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        super().__init__(f"{root} is an incomplete build — rebuild it with --overwrite")
+
+
+class LayoutMismatch(DatasetError):
+    """DIR's manifest records another dataset layout than this tnforge's."""
+
+    def __init__(self, root: str | os.PathLike, layout: object) -> None:
+        fix = "rebuild it with `tnforge build … --overwrite`" if _older(layout) else "upgrade tnforge"
+        super().__init__(f"{root} has dataset layout {layout}; this tnforge reads layout {LAYOUT}: {fix}")
+        self.layout = layout
+
+
+def _older(layout: object) -> bool:
+    return not isinstance(layout, int) or layout < LAYOUT
 
 
 def manifest_path(root: str | os.PathLike) -> str:
@@ -65,6 +93,50 @@ def update_section(root: str | os.PathLike, name: str, section: dict[str, Any]) 
     manifest[name] = section
     write_manifest(root, manifest)
     return manifest
+
+
+def mark_complete(manifest: dict[str, Any]) -> dict[str, Any]:
+    """`manifest` with this tnforge's layout and the completion marker: only a run's final manifest write uses it."""
+    return {"layout": LAYOUT, **{k: v for k, v in manifest.items() if k not in ("layout", "complete")},
+            "complete": True}
+
+
+def is_dataset_directory(path: str | os.PathLike) -> bool:
+    """Whether `path` is (or was meant to become) a dataset directory: a local folder with a manifest, the
+    build's scratch folder or a dataset's top-level folder. Parquet files and plain folders of them are not."""
+    from tnforge.datasets import DATASET_DIRS
+
+    if is_remote(str(path)):
+        return has_manifest(path)
+    if not os.path.isdir(path):
+        return False
+    names = {MANIFEST, SCRATCH, *(d.split("/")[0] for d in DATASET_DIRS.values())}
+    return any(os.path.exists(os.path.join(path, name)) for name in names)
+
+
+def require_complete(root: str | os.PathLike) -> dict[str, Any]:
+    """The manifest of dataset directory `root`, when the build that wrote it finished with this layout.
+
+    Raises LayoutMismatch for a manifest of another layout (none recorded: layout 1) and IncompleteBuild
+    when the manifest is missing, unreadable or lacks the completion marker (both are DatasetError)."""
+    try:
+        manifest = read_manifest(root)
+    except (FileNotFoundError, ValueError, OSError) as error:
+        raise IncompleteBuild(root) from error
+    assert manifest is not None
+    layout = manifest.get("layout", 1)
+    if layout != LAYOUT:
+        raise LayoutMismatch(root, layout)
+    if manifest.get("complete") is not True:
+        raise IncompleteBuild(root)
+    return manifest
+
+
+def check_input(path: str | os.PathLike) -> None:
+    """Refuse (DatasetError) an unfinished or other-layout dataset directory given as input; files and folders
+    of Parquet files that are not dataset directories pass unchecked."""
+    if is_dataset_directory(path):
+        require_complete(path)
 
 
 def build_config(root: str | os.PathLike) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from tnforge.manifest import read_manifest
+from tnforge.manifest import check_input, read_manifest
 from tnforge.schemas import suites
 from tnforge.validation import registry
 from tnforge.validation.docs import finish_docs
@@ -169,6 +169,7 @@ def validate_directory(
     unknown = sorted((wanted or set()) - set(registry.DATASETS))
     if unknown:
         raise ValueError(f"unknown dataset(s) {', '.join(unknown)}; choose from {', '.join(registry.DATASETS)}")
+    check_input(root)
     manifest = read_manifest(root, missing_ok=True)
     params = suites.params_from_manifest(manifest)
     present = {n: f for n, f in present_datasets(root).items() if wanted is None or n in wanted}

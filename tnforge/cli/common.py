@@ -17,10 +17,20 @@ from tnforge.trainers.decoding.constraint_sets import WEIGHT
 
 Decorator = Callable[[Any], Any]
 
+def dataset_input(_ctx: Any, _param: Any, value: str | None) -> str | None:
+    """--data of every model command: an unfinished or other-layout dataset directory is refused in one line."""
+    from tnforge.manifest import DatasetError, check_input
+
+    try:
+        return value if value is None else check_input(value) or value
+    except DatasetError as error:
+        raise click.ClickException(str(error)) from error
+
+
 # Options shared by the commands that load a seq2seq model and decode a dataset.
 model_option = click.option("--model", "-m", required=True, type=click.Path(exists=True),
                             help="Seq2seq run directory (uses best.pt) or a checkpoint file.")
-data_option = click.option("--data", "-d", required=True, type=click.Path(exists=True),
+data_option = click.option("--data", "-d", required=True, type=click.Path(exists=True), callback=dataset_input,
                            help="Dataset directory, folder of examples Parquet files, or one Parquet file.")
 beam_option = click.option("--beam", default=5, type=click.IntRange(1), help="Beam width.")
 

@@ -65,7 +65,7 @@ def readings(token: str, cls: str | None, limit: int, check: str | None) -> None
 def coverage(source: str, misses: int, classes: tuple[str, ...]) -> None:
     """Per class: share of gold readings the grammar licenses, mean readings per token, and the misses.
 
-    DIR is a dataset directory built by `tnforge build` (its pairs/positive); a corpus TSV file also works.
+    DIR is a dataset directory built by `tnforge build` (its positives/); a corpus TSV file also works.
 
     Example: tnforge grammar coverage /data/ds --misses 20 --class DATE
     """

@@ -35,7 +35,7 @@ def negatives(ctx: click.Context, directory: str, kinds: str, ratio: float | Non
               grammar: bool | None, trivial: bool, seed: int | None, shards: int, workers: int) -> None:
     """Generate labelled pairs for the dual encoders in a dataset directory DIR.
 
-    Reads DIR/pairs/positive/ (written by `tnforge build`) and writes DIR/pairs/{split}/ (positives and
+    Reads DIR/positives/ (written by `tnforge build`) and writes DIR/pairs/{split}/ (positives and
     typed negatives) and DIR/vocab_pairs/{split}/, with counts in DIR/manifest.json. Arguments after `--`
     go to Beam.
 

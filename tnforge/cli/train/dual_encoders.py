@@ -20,6 +20,7 @@ def _train_options(kind: str) -> Any:
     model = runs.default_model(kind)
     listed = [
         click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False),
+                     callback=common.dataset_input,
                      help="Dataset directory with pairs/ (sequence) or vocab_pairs/ (vocabulary) from "
                           "`tnforge negatives`."),
         common.out_option(help="Run directory: best.pt, checkpoint.pt, metrics.jsonl, dev.md."),

@@ -16,7 +16,7 @@ T, M = TrainConfig(), ModelConfig()
 
 
 @common.command("seq2seq", short_help="The attention seq2seq normalizer: characters in, words out.")
-@click.option("--data", "-d", required=True, type=click.Path(exists=True),
+@click.option("--data", "-d", required=True, type=click.Path(exists=True), callback=common.dataset_input,
               help="Dataset directory (examples/train and examples/dev are used).")
 @common.out_option(help="Run directory: checkpoints, metrics.jsonl, training.png.")
 @common.device_option(T.device)
