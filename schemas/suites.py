@@ -327,3 +327,9 @@ def manifest_counts(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     return [gxe.ExpectColumnPairValuesToBeEqual(
         column_A="manifest", column_B="files", description="the manifest's counts reconcile with the files",)]
+
+
+def manifest_datasets(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    return [gxe.ExpectColumnPairValuesToBeEqual(
+        column_A="expected", column_B="found", description="every dataset folder the manifest lists is present",)]
