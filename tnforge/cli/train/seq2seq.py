@@ -4,15 +4,15 @@ default comes from TrainConfig / ModelConfig.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import fields
-from pathlib import Path
 from typing import Any
 
 import click
 
 from tnforge.cli import common
 from tnforge.config import config_option
-from tnforge.trainers.checkpoints import LAST
+from tnforge.trainers.runs import TrainingInterrupted
 from tnforge.trainers.seq2seq.model import ModelConfig
 from tnforge.trainers.seq2seq.train import TrainConfig, train
 
@@ -28,6 +28,7 @@ T, M = TrainConfig(), ModelConfig()
               help="Run directory: checkpoints, metrics.jsonl, training.png.")
 @click.option("--device", default=T.device, help="auto, cpu, cuda or cuda:N (auto picks CUDA when present).")
 @click.option("--resume", is_flag=True, help="Continue the run in --out from its last checkpoint.")
+@click.option("--overwrite", is_flag=True, help="Replace the run in a non-empty --out (its checkpoints and metrics).")
 @click.option("--epochs", default=T.epochs, type=click.IntRange(1), help="Maximum passes over the train split.")
 @click.option("--max-minutes", default=T.max_minutes, type=click.FloatRange(0), help="Wall-clock budget (0: none).")
 @click.option("--batch-size", default=T.batch_size, type=click.IntRange(1), help="Examples per batch.")
@@ -63,7 +64,7 @@ T, M = TrainConfig(), ModelConfig()
 @click.option("--attention", default=M.attention, type=click.IntRange(1), help="Attention layer size.")
 @click.option("--dropout", default=M.dropout, type=click.FloatRange(0, 1, max_open=True), help="Dropout rate.")
 @click.option("--progress/--no-progress", default=T.progress, help="Progress bar on stderr.")
-def seq2seq(resume: bool, **options: Any) -> None:
+def seq2seq(resume: bool, overwrite: bool, **options: Any) -> None:
     """Train the attention seq2seq normalizer (characters of the window in, words of the reading out).
 
     Streams examples/train of --data, early-stops on examples/dev, writes checkpoint.pt (latest),
@@ -75,11 +76,13 @@ def seq2seq(resume: bool, **options: Any) -> None:
       tnforge train seq2seq --data out/sample --out runs/sp --input-units sentencepiece --sp-size 500
       tnforge train seq2seq --data out/sample --out runs/s2s --resume
     """
-    if resume and not (Path(options["out"]) / LAST).is_file():
-        raise click.ClickException(f"{options['out']}: nothing to resume (no {LAST}); drop --resume to start a new run")
     model = ModelConfig(**{f.name: options.pop(f.name) for f in fields(ModelConfig)})
-    with common.click_errors():
-        result = train(TrainConfig(**options, model=model), resume=resume)
+    try:
+        with common.click_errors():
+            result = train(TrainConfig(**options, model=model), resume=resume, overwrite=overwrite)
+    except TrainingInterrupted as stop:
+        click.echo(str(stop), err=True)
+        sys.exit(130)
     best = result.best
     click.echo(f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
                f"({result.stopped})", err=True)
