@@ -113,3 +113,33 @@ def test_an_empty_train_split_is_refused(bundled_build: Path, tmp_path: Path) ->
     assert result.exit_code == 1
     assert result.output.strip() == f"Error: {data}: the train split has no examples: nothing to train on"
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("trainer", "batches"), [("seq-de", 3), ("voc-de", 5)])
+def test_dual_encoder_ctrl_c_resumes_where_it_stopped(bundled_build: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch, trainer: str,
+                                                      batches: int) -> None:
+    from tnforge.trainers.checkpoints import load_checkpoint
+    from tnforge.trainers.dual_encoders.scorer import FORMAT
+
+    out = tmp_path / "run"
+    with monkeypatch.context() as patch:  # _pack runs twice a batch: the batch after `batches` is interrupted
+        steps_on_every_call(patch, "tnforge.trainers.dual_encoders.train._pack", 2 * batches)
+        result = invoke(trainer, "--data", bundled_build, "--out", out, *TINY_DE)
+    assert result.exit_code == 130, result.output
+    assert f"interrupted at step {batches};" in result.output
+    assert f"tnforge train {trainer} --data {bundled_build} --out {out} --resume" in result.output
+    state = load_checkpoint(out / "checkpoint.pt", FORMAT)["training"]
+    assert (state["step"], state["next_epoch"], state["next_batch"]) == (batches, 0, batches)
+    assert invoke(trainer, "--data", bundled_build, "--out", out, *TINY_DE).exit_code == 1  # neither flag
+
+    resumed = invoke(trainer, "--data", bundled_build, "--out", out, "--resume", *TINY_DE)
+    assert resumed.exit_code == 0, resumed.output
+    straight = invoke(trainer, "--data", bundled_build, "--out", tmp_path / "straight", *TINY_DE)
+    assert straight.exit_code == 0, straight.output
+    one = load_checkpoint(out / "checkpoint.pt", FORMAT)
+    two = load_checkpoint(tmp_path / "straight" / "checkpoint.pt", FORMAT)
+    assert one["training"]["step"] == two["training"]["step"] > batches and one["training"]["next_epoch"] == 2
+    for name, tensor in two["model"].items():
+        assert torch.allclose(one["model"][name], tensor, atol=1e-5), name
+    assert one["metrics"]["dev"]["auc"] == pytest.approx(two["metrics"]["dev"]["auc"], abs=1e-6)

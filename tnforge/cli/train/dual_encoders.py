@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -14,6 +15,7 @@ from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig
 from tnforge.trainers.dual_encoders.runs import default_model, train_with_report
 from tnforge.trainers.dual_encoders.train import DETrainConfig
+from tnforge.trainers.runs import TrainingInterrupted
 
 T = DETrainConfig()
 FROM_TYPES = {"sequence": "synthetic,random,topk", "vocabulary": "class,global,topk,unread"}
@@ -23,10 +25,12 @@ def _train_options(kind: str) -> Any:
     model = default_model(kind)
     listed = [
         config_option,
-        click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False),
+        click.option("--data", "-d", required=True, type=click.Path(exists=True),
                      help="Dataset directory with pairs/ (sequence) or vocab_pairs/ (vocabulary) from `tnforge negatives`."),
         click.option("--out", "-o", required=True, type=click.Path(file_okay=False),
                      help="Run directory: best.pt, checkpoint.pt, metrics.jsonl, dev.md."),
+        click.option("--resume", is_flag=True, help="Continue the run in --out from its last checkpoint."),
+        click.option("--overwrite", is_flag=True, help="Replace the run in a non-empty --out."),
         click.option("--negatives", default=",".join(T.negatives), help=f"Negative types used for training, "
                      f"comma-separated (of {FROM_TYPES[kind]}; default: every type present)."),
         click.option("--ratio", default="all" if T.ratio is None else f"{T.ratio:g}",
@@ -78,8 +82,13 @@ def _train(kind: str, options: dict[str, Any]) -> None:
                               input_buckets=buckets, output_buckets=buckets,
                               cross_buckets=options.pop("cross_buckets", 0))
     options.update(negatives=_negative_types(kind, options["negatives"]), ratio=common.parse_ratio(options["ratio"]))
-    with common.click_errors():
-        result, markdown = train_with_report(DETrainConfig(kind=kind, model=model, **options))
+    flags = {"resume": options.pop("resume"), "overwrite": options.pop("overwrite")}
+    try:
+        with common.click_errors():
+            result, markdown = train_with_report(DETrainConfig(kind=kind, model=model, **options), **flags)
+    except TrainingInterrupted as stop:
+        click.echo(str(stop), err=True)
+        sys.exit(130)
     click.echo(f"trained on {result.train_pairs:,} pairs for {result.epochs} epochs ({result.stopped}) in "
                f"{result.seconds:.0f} s", err=True)
     click.echo(markdown.rstrip())
