@@ -279,7 +279,7 @@ def pairs_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     found = _common_rows("pairs", ["key"], ["before", "reading"]) + _labelled("negative_type")
     found.append(gxe.ExpectColumnValuesToBeInSet(
-        column="equals_positive", value_set=[False], description="no negative equal to a positive of the same input",))
+        column="equals_positive", value_set=[False], description="no negative equal to a positive of the same input (in any class or split)",))
     if params.negative_kinds:
         found.append(gxe.ExpectColumnValuesToBeInSet(
             column="negative_type", value_set=list(params.negative_kinds),

@@ -179,18 +179,17 @@ def _pair_strings(before: pd.Series, reading: pd.Series) -> pd.Series:
 
 
 def equals_positive(pairs: pd.DataFrame, positives: pd.DataFrame | None) -> pd.Series:
-    """For each labelled pair: a negative whose reading is a positive reading of the same input (before).
+    """For each labelled pair: a negative (label 0) whose (before, reading) is accepted anywhere in the dataset.
 
-    Positives are the corpus's (label 1 with no negative type, and the positive pairs): a generated negative
-    the covering grammar licensed (label 1, its negative type kept) is acceptable only for its own class."""
+    The dual encoders see no class, so this is class- and split-independent: accepted are the corpus positives
+    (label 1 rows and the positive pairs) and the readings the covering grammar licensed (label 1, their
+    negative type kept)."""
     import pandas as pd
 
     if pairs.empty or not {"label", "before", "reading"} <= set(pairs.columns):
         return pd.Series(False, index=pairs.index)
-    corpus = pairs["label"] == 1
-    if "negative_type" in pairs.columns:
-        corpus &= pairs["negative_type"].fillna("") == ""
-    known = set(_pair_strings(pairs.loc[corpus, "before"], pairs.loc[corpus, "reading"]))
+    accepted = pairs["label"] == 1
+    known = set(_pair_strings(pairs.loc[accepted, "before"], pairs.loc[accepted, "reading"]))
     if positives is not None and not positives.empty:
         known |= set(_pair_strings(positives["before"], positives["after"]))
     negative = pairs["label"] == 0
