@@ -49,7 +49,7 @@ def main() -> None:
         started = time.monotonic()
         result = train_dual_encoder(DETrainConfig(
             data=str(data), out=str(args.work / f"{kind}-de"), kind=kind, device=args.device, threads=args.threads,
-            progress=False, model=default_model(kind)))
+            progress=False, model=default_model(kind)), overwrite=True)
         seconds = time.monotonic() - started
         best = result.best
         nontrivial = best.get("nontrivial", {}).get("auc", best["auc"])

@@ -59,7 +59,7 @@ def main() -> None:
     config = TrainConfig(data=str(data), out=str(run), device=args.device, epochs=1000, patience=8,
                          max_minutes=args.minutes, threads=args.threads, max_copies=args.max_copies,
                          progress=sys.stderr.isatty())
-    result = train(config)
+    result = train(config, overwrite=True)  # the benchmark owns its work folder
     print(f"train: {result.steps} steps, {result.epochs} epochs, {result.seconds / 60:.1f} min ({result.stopped}); "
           f"torch threads {torch.get_num_threads()}", file=sys.stderr)
 

@@ -28,7 +28,11 @@ def _keys(splits: list[str], classes: list[str], befores: list[str], values: lis
 
 def pairs_table(rows: Sequence[PairRow], generator_version: str, judge: Judge | None = None) -> pa.Table:
     """A PAIRS table. With a judge, negatives the grammar licenses become label 1, licensed True (their
-    negative_type kept for traceability); judged negatives get licensed False; without a judge, null."""
+    negative_type kept for traceability); judged negatives get licensed False; without a judge, null.
+
+    The dual encoders see no class: a negative whose (before, reading) has label 1 in another row (a licence
+    for another class or split) is dropped, so no pair is both a positive and a negative. `rows` must hold
+    every row of each of its inputs (the pipeline passes one bucket of inputs)."""
     columns = list(zip(*rows, strict=True)) if rows else [()] * len(PairRow._fields)
     splits, classes, befores, readings, labels, types, subtypes, sources = (list(c) for c in columns)
     licensed: list[bool | None] = [None] * len(rows)
@@ -39,6 +43,12 @@ def pairs_table(rows: Sequence[PairRow], generator_version: str, judge: Judge | 
             licensed[index] = verdict
             if verdict:
                 labels[index] = 1
+        accepted = {(befores[i], readings[i]) for i, label in enumerate(labels) if label == 1}
+        kept = [i for i, label in enumerate(labels) if label == 1 or (befores[i], readings[i]) not in accepted]
+        if len(kept) < len(labels):
+            splits, classes, befores, readings, labels, types, subtypes, sources, licensed = (
+                [values[i] for i in kept] for values in
+                (splits, classes, befores, readings, labels, types, subtypes, sources, licensed))
     return pa.table(
         {
             "key": pa.array(_keys(splits, classes, befores, readings, types), type=pa.uint64()),
@@ -50,7 +60,7 @@ def pairs_table(rows: Sequence[PairRow], generator_version: str, judge: Judge | 
             "negative_type": pa.array(types, type=pa.string()),
             "negative_subtype": pa.array(subtypes, type=pa.string()),
             "licensed": pa.array(licensed, type=pa.bool_()),
-            "generator_version": pa.array([generator_version] * len(rows), type=pa.string()),
+            "generator_version": pa.array([generator_version] * len(labels), type=pa.string()),
             "source_key": pa.array(sources, type=pa.uint64()),
         },
         schema=schemas.PAIRS,

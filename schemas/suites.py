@@ -279,7 +279,7 @@ def pairs_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     found = _common_rows("pairs", ["key"], ["before", "reading"]) + _labelled("negative_type")
     found.append(gxe.ExpectColumnValuesToBeInSet(
-        column="equals_positive", value_set=[False], description="no negative equal to a positive of the same input",))
+        column="equals_positive", value_set=[False], description="no negative equal to a positive of the same input (in any class or split)",))
     if params.negative_kinds:
         found.append(gxe.ExpectColumnValuesToBeInSet(
             column="negative_type", value_set=list(params.negative_kinds),
@@ -327,3 +327,9 @@ def manifest_counts(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
     return [gxe.ExpectColumnPairValuesToBeEqual(
         column_A="manifest", column_B="files", description="the manifest's counts reconcile with the files",)]
+
+
+def manifest_datasets(params: SuiteParams) -> list[Any]:
+    gxe = _gxe()
+    return [gxe.ExpectColumnPairValuesToBeEqual(
+        column_A="expected", column_B="found", description="every dataset folder the manifest lists is present",)]

@@ -145,7 +145,8 @@ def retrain_filter(dataset: Path, run: Path, device: str, epochs: int) -> Path:
     from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
 
     train_dual_encoder(DETrainConfig(data=str(dataset), out=str(run), kind="vocabulary", device=device,
-                                     epochs=epochs, progress=False, model=default_model("vocabulary")))
+                                     epochs=epochs, progress=False, model=default_model("vocabulary")),
+                       overwrite=True)  # the loop owns its work folder
     return run
 
 

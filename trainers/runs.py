@@ -1,11 +1,15 @@
-"""A training run's folder as both families write it: the outcome (`TrainResult`) and the metrics log."""
+"""A training run's folder as both families write it: the outcome (`TrainResult`), the metrics log, and the
+checks that keep a run safe (no silent overwrite, no corpus file as data, a resumable Ctrl-C)."""
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tnforge.trainers.checkpoints import BEST, LAST
 
 #: The JSONL log of a run (one record per event: train windows, dev evaluations).
 METRICS = "metrics.jsonl"
@@ -27,3 +31,55 @@ def log_metrics(path: Path, record: dict[str, Any]) -> None:
     """Append one record to a run's metrics JSONL."""
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(record, sort_keys=True) + "\n")
+
+
+#: What a training run writes into its folder (the only files `--overwrite` removes).
+RUN_FILES = (LAST, BEST, METRICS, "training.png", "dev.md")
+
+
+class TrainingInterrupted(Exception):
+    """Training stopped by Ctrl-C after saving a resumable checkpoint; the message says how to resume."""
+
+    def __init__(self, checkpoint: Path, step: int, command: str) -> None:
+        self.checkpoint, self.step, self.command = checkpoint, step, command
+        super().__init__(f"interrupted at step {step}; the training state is saved in {checkpoint}\n"
+                         f"resume with: {command}")
+
+
+def resume_command(trainer: str, data: str, out: str) -> str:
+    """The command line that resumes a run of `tnforge train TRAINER`."""
+    import shlex
+
+    return f"tnforge train {trainer} --data {shlex.quote(str(data))} --out {shlex.quote(str(out))} --resume"
+
+
+def check_not_corpus(path: str | os.PathLike) -> None:
+    """Refuse a file that is not Parquet (a corpus TSV/CSV, most likely) where a dataset is wanted."""
+    path = Path(path)
+    if path.is_file():
+        with open(path, "rb") as handle:
+            magic = handle.read(4)
+        if magic != b"PAR1":
+            raise ValueError(f"{path} is a corpus file: run `tnforge build {path} --out DIR` first, "
+                             "then train on DIR")
+
+
+def prepare_run_directory(out: str | os.PathLike, resume: bool, overwrite: bool) -> Path:
+    """Check a run folder before anything is written: a non-empty one needs `resume` (and a checkpoint to
+    resume) or `overwrite` (which removes the files of the old run, `RUN_FILES`, and nothing else)."""
+    run = Path(out)
+    if resume and overwrite:
+        raise ValueError("--resume and --overwrite exclude each other: continue the run, or replace it")
+    if run.exists() and not run.is_dir():
+        raise ValueError(f"{run}: not a directory")
+    if resume:
+        if not (run / LAST).is_file():
+            raise ValueError(f"{run}: nothing to resume (no {LAST}); drop --resume to start a new run")
+        return run
+    if run.is_dir() and any(run.iterdir()):
+        if not overwrite:
+            raise ValueError(f"{run} is not empty (an earlier run?): add --resume to continue it, or --overwrite "
+                             "to replace it")
+        for name in RUN_FILES:
+            (run / name).unlink(missing_ok=True)
+    return run

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from tnforge import datasets, schemas
 from tnforge.schemas import negative_kinds, suites
-from tnforge.validation.reading import read_columns
+from tnforge.validation.reading import read_columns, row_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -179,18 +179,17 @@ def _pair_strings(before: pd.Series, reading: pd.Series) -> pd.Series:
 
 
 def equals_positive(pairs: pd.DataFrame, positives: pd.DataFrame | None) -> pd.Series:
-    """For each labelled pair: a negative whose reading is a positive reading of the same input (before).
+    """For each labelled pair: a negative (label 0) whose (before, reading) is accepted anywhere in the dataset.
 
-    Positives are the corpus's (label 1 with no negative type, and the positive pairs): a generated negative
-    the covering grammar licensed (label 1, its negative type kept) is acceptable only for its own class."""
+    The dual encoders see no class, so this is class- and split-independent: accepted are the corpus positives
+    (label 1 rows and the positive pairs) and the readings the covering grammar licensed (label 1, their
+    negative type kept)."""
     import pandas as pd
 
     if pairs.empty or not {"label", "before", "reading"} <= set(pairs.columns):
         return pd.Series(False, index=pairs.index)
-    corpus = pairs["label"] == 1
-    if "negative_type" in pairs.columns:
-        corpus &= pairs["negative_type"].fillna("") == ""
-    known = set(_pair_strings(pairs.loc[corpus, "before"], pairs.loc[corpus, "reading"]))
+    accepted = pairs["label"] == 1
+    known = set(_pair_strings(pairs.loc[accepted, "before"], pairs.loc[accepted, "reading"]))
     if positives is not None and not positives.empty:
         known |= set(_pair_strings(positives["before"], positives["after"]))
     negative = pairs["label"] == 0
@@ -235,7 +234,7 @@ def manifest_counts_frame(inputs: FrameInputs) -> pd.DataFrame:
     out: list[tuple[str, int, int]] = []
 
     def rows_of(name: str, split: str | None) -> int:
-        return sum(pq.ParquetFile(p).metadata.num_rows for p in datasets.dataset_files(root, name, split))
+        return sum(row_count(p) for p in datasets.dataset_files(root, name, split))
 
     for name, stated in (manifest.get("datasets") or {}).items():
         if name not in datasets.DATASET_DIRS:
@@ -287,3 +286,32 @@ def manifest_counts_frame(inputs: FrameInputs) -> pd.DataFrame:
             for kind, count in by_type.items():
                 out.append((f"pairs/{split} {kind}", int(count), found.get((split, kind), 0)))
     return pd.DataFrame(out, columns=["what", "manifest", "files"])
+
+
+def expected_folders(manifest: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """(dataset, split) of every dataset folder a manifest says was written (split None: split-free)."""
+    out: list[tuple[str, str | None]] = []
+    for name, stated in (manifest.get("datasets") or {}).items():
+        if name in datasets.DATASET_DIRS:
+            out += [(name, split) for split in stated] if isinstance(stated, dict) else [(name, None)]
+    negatives = manifest.get("negatives") or {}
+    for name, key in (("pairs", "counts"), ("vocab_pairs", "vocab_counts")):
+        out += [(name, split) for split in negatives.get(key) or {}]
+    return out
+
+
+def manifest_datasets_frame(inputs: FrameInputs) -> pd.DataFrame:
+    """One row per dataset folder the manifest says was written: "present", or what is missing."""
+    import pandas as pd
+
+    root, out = inputs.root, []
+    for name, split in expected_folders(inputs.manifest or {}):
+        folder = datasets.dataset_path(root, name, split)
+        if not folder.is_dir():
+            found = "missing: no such folder"
+        elif not datasets.dataset_files(root, name, split):
+            found = "missing: no Parquet file in the folder"
+        else:
+            found = "present"
+        out.append((f"{folder.relative_to(root).as_posix()}/", "present", found))
+    return pd.DataFrame(out, columns=["folder", "expected", "found"])

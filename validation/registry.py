@@ -88,5 +88,6 @@ DATASETS: dict[str, Dataset] = {
          Frame("pairs.ratios", frames.ratios_frame, suites.pairs_ratios))),  # reads pairs.rows
     "vocab_pairs": Dataset(_checked("vocab_pairs", suites.vocab_pairs_rows, ("split", "before", "word"))),
     "hypotheses": Dataset(_checked("hypotheses", suites.hypotheses_rows, ("key", "rank"))),
-    "manifest": Dataset((Frame("manifest.counts", frames.manifest_counts_frame, suites.manifest_counts),)),
+    "manifest": Dataset((Frame("manifest.datasets", frames.manifest_datasets_frame, suites.manifest_datasets),
+                         Frame("manifest.counts", frames.manifest_counts_frame, suites.manifest_counts))),
 }

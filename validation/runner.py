@@ -139,12 +139,21 @@ def _check_frames(inputs: FrameInputs, result: DatasetResult, context: GXContext
     for frame in registry.DATASETS[inputs.dataset].frames:
         if not frame.applies(params):
             continue
-        data = inputs.frames[frame.name] = frame.build(inputs)
-        if frame.note is not None:
-            report.notes.append(frame.note(data, params))
-        suite = frame.suite(params)
-        if suite.expectations:
-            _collect(result, frame.name, context.validate(frame, data, suite))
+        try:
+            data = inputs.frames[frame.name] = frame.build(inputs)
+            if frame.note is not None:
+                report.notes.append(frame.note(data, params))
+            suite = frame.suite(params)
+            if suite.expectations:
+                _collect(result, frame.name, context.validate(frame, data, suite))
+        except Exception as error:  # bad data is a failed check, never a crash of the whole run
+            result.checks.append(frame_error(frame.name, error))
+
+
+def frame_error(frame: str, error: Exception) -> CheckResult:
+    """The failed check standing for a frame that could not be built or checked from the files."""
+    return CheckResult(frame=frame, expectation="frame_built", description=f"{frame} could be built and checked",
+                       success=False, observed=_short(f"error: {type(error).__name__}: {error}", 400))
 
 
 def validate_directory(
@@ -184,7 +193,13 @@ def validate_directory(
         _progress(f"validating {name} ({len(files)} files)…", quiet)
         clock = time.perf_counter()
         result = report.results[name] = DatasetResult(name)
-        tables[name] = read_rows(name, files, registry.DATASETS[name].columns)
+        problems: list[str] = []
+        try:
+            tables[name] = read_rows(name, files, registry.DATASETS[name].columns, problems)
+        except Exception as error:  # e.g. files whose columns cannot be combined
+            tables[name] = pa.table({})
+            result.checks.append(frame_error(f"{name}.rows", error))
+        report.notes.extend(f"{name}: {problem}" for problem in problems)
         result.rows = tables[name].num_rows
         _check_frames(FrameInputs(root, manifest, params, name, files, tables), result, context, report)
         report.timings[name] = time.perf_counter() - clock

@@ -120,6 +120,25 @@ def click_errors(*also: type[Exception]) -> Iterator[None]:
         raise click.ClickException(str(error)) from error
 
 
+@contextmanager
+def training_errors() -> Iterator[None]:
+    """`click_errors`, and a Ctrl-C the trainer turned into a resumable checkpoint: its note, exit status 130."""
+    from tnforge.trainers.runs import TrainingInterrupted
+
+    try:
+        with click_errors():
+            yield
+    except TrainingInterrupted as stop:
+        click.echo(str(stop), err=True)
+        raise SystemExit(130) from None
+
+
+#: --resume and --overwrite of the train commands.
+run_options = option_group(
+    click.option("--resume", is_flag=True, help="Continue the run in --out from its last checkpoint."),
+    click.option("--overwrite", is_flag=True, help="Replace the run in a non-empty --out (its checkpoints and metrics)."))
+
+
 class PassThroughCommand(click.Command):
     """A command whose arguments after `--` go to Beam untouched (kept in ctx.meta['pipeline_args'])."""
 

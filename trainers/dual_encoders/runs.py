@@ -43,9 +43,11 @@ def parse_negative_types(kind: str, value: str) -> tuple[str, ...]:
     return types
 
 
-def train_with_report(config: DETrainConfig) -> tuple[DETrainResult, str]:
-    """Train a dual encoder and write the best epoch's dev figures to RUN/dev.md; returns the run and them."""
-    result = train_dual_encoder(config)
+def train_with_report(config: DETrainConfig, resume: bool = False,
+                      overwrite: bool = False) -> tuple[DETrainResult, str]:
+    """Train (`train_dual_encoder`) a dual encoder and write the best epoch's dev figures to RUN/dev.md;
+    returns the run and them."""
+    result = train_dual_encoder(config, resume=resume, overwrite=overwrite)
     best = result.best
     title = f"{config.kind} dual encoder {result.run} on {config.data} (dev, best epoch {best.get('epoch')})"
     markdown = to_markdown(best, title)

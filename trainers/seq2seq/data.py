@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import torch
 
 from tnforge import datasets
+from tnforge.trainers.runs import check_not_corpus
 from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, Vocabulary
 
 #: Readings with at least this many words are batched apart from the rest (see bucketed_batches).
@@ -27,9 +28,11 @@ LONG_READING = 16
 
 def example_files(source: str | os.PathLike, split: str | None = None) -> list[Path]:
     """Parquet files of examples: a dataset directory (its `examples/<split>`), a folder of Parquet files,
-    or one Parquet file. Raises FileNotFoundError naming the path when nothing is found."""
+    or one Parquet file. Raises FileNotFoundError naming the path when nothing is found, ValueError for a corpus
+    file (`check_not_corpus`)."""
     path = Path(source)
     if path.is_file():
+        check_not_corpus(path)
         return [path]
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file or directory")

@@ -19,7 +19,14 @@ from tnforge.trainers.checkpoints import BEST, LAST, load_checkpoint
 from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.decoding.decode import decode_batch
 from tnforge.trainers.devices import resolve_device, seed_everything
-from tnforge.trainers.runs import METRICS, TrainResult, log_metrics
+from tnforge.trainers.runs import (
+    METRICS,
+    TrainingInterrupted,
+    TrainResult,
+    log_metrics,
+    prepare_run_directory,
+    resume_command,
+)
 from tnforge.trainers.seq2seq.data import bucketed_batches, count_rows, example_files, iter_texts
 from tnforge.trainers.seq2seq.loading import FORMAT, LoadedModel, save_seq2seq
 from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
@@ -127,17 +134,20 @@ def _is_better(metrics: dict[str, float], best: dict[str, Any]) -> bool:
     return (metrics["dev_accuracy"], -metrics["dev_loss"]) > (best["dev_accuracy"], -best["dev_loss"])
 
 
-def train(config: TrainConfig, resume: bool = False) -> TrainResult:
-    """Train (or resume) a model into `config.out`; returns where it stopped and the best dev figures."""
-    run = Path(config.out)
-    if resume and not (run / LAST).is_file():
-        raise FileNotFoundError(f"{config.out}: nothing to resume (no {LAST}); drop --resume to start a new run")
-    run.mkdir(parents=True, exist_ok=True)
+def train(config: TrainConfig, resume: bool = False, overwrite: bool = False) -> TrainResult:
+    """Train (or resume) a model into `config.out`; returns where it stopped and the best dev figures.
+
+    Refuses, before writing anything, a non-empty `config.out` without `resume` or `overwrite`, a corpus file
+    as data and an empty train split. Ctrl-C saves a resumable checkpoint and raises `TrainingInterrupted`."""
     device = resolve_device(config.device)
-    if config.threads:
-        torch.set_num_threads(config.threads)
     train_files = example_files(config.data, "train")
     dev_files = example_files(config.data, "dev")
+    if not count_rows(train_files, max_copies=config.max_copies):
+        raise ValueError(f"{config.data}: the train split has no examples: nothing to train on")
+    run = prepare_run_directory(config.out, resume, overwrite)
+    run.mkdir(parents=True, exist_ok=True)
+    if config.threads:
+        torch.set_num_threads(config.threads)
 
     state: dict[str, Any] = {}
     if resume:
@@ -213,51 +223,56 @@ def train(config: TrainConfig, resume: bool = False) -> TrainResult:
                        desc="train")
     window_loss, window_examples, window_start = 0.0, 0, time.monotonic()
     done = False
-    while epoch < config.epochs and not done:
-        batches = bucketed_batches(train_files, input_vocab, output_vocab, config.batch_size, shuffle=True,
-                                   seed=config.seed * 1_000_003 + epoch, pool_size=config.pool_size,
-                                   max_input=config.max_input_length, max_copies=config.max_copies)
-        evaluated_at = -1
-        for index, batch in enumerate(batches):
-            if index < batch_in_epoch:
-                continue  # resuming inside an epoch: the order is the same, skip what was seen
-            moved = batch.to(device)
-            with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=use_amp):
-                logits = model(moved.source, moved.source_lengths, moved.target_in)
-                loss = criterion(logits.float().flatten(0, 1), moved.target_out.flatten())
-            optimizer.zero_grad(set_to_none=True)
-            scaler.scale(loss).backward()
-            scaler.unscale_(optimizer)
-            nn.utils.clip_grad_norm_(model.parameters(), config.clip)
-            scaler.step(optimizer)
-            scaler.update()
-            step += 1
-            batch_in_epoch = index + 1
-            window_loss += float(loss.detach()) * len(batch)
-            window_examples += len(batch)
-            bar.update(1)
-            if step % 20 == 0:
-                speed = window_examples / max(time.monotonic() - window_start, 1e-9)
-                record = {"event": "train", "step": step, "epoch": epoch, "loss": window_loss / window_examples,
-                          "examples_per_s": speed, "lr": optimizer.param_groups[0]["lr"]}
-                log_metrics(run / METRICS, record)
-                bar.set_postfix(loss=f"{record['loss']:.3f}", ex_s=f"{speed:.0f}")
-                window_loss, window_examples, window_start = 0.0, 0, time.monotonic()
-            out_of_time = time.monotonic() - started >= budget
-            if (config.eval_every and step % config.eval_every == 0) or out_of_time:
-                evaluated_at = step
-                if evaluate_and_save():
-                    stopped, done = "early stopping", True
-                if out_of_time:
-                    stopped, done = "time limit", True
-                if done:
-                    break
-        if done:
-            break
-        epoch += 1
-        batch_in_epoch = 0
-        if evaluated_at != step and evaluate_and_save():
-            stopped, done = "early stopping", True
+    try:
+        while epoch < config.epochs and not done:
+            batches = bucketed_batches(train_files, input_vocab, output_vocab, config.batch_size, shuffle=True,
+                                       seed=config.seed * 1_000_003 + epoch, pool_size=config.pool_size,
+                                       max_input=config.max_input_length, max_copies=config.max_copies)
+            evaluated_at = -1
+            for index, batch in enumerate(batches):
+                if index < batch_in_epoch:
+                    continue  # resuming inside an epoch: the order is the same, skip what was seen
+                moved = batch.to(device)
+                with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=use_amp):
+                    logits = model(moved.source, moved.source_lengths, moved.target_in)
+                    loss = criterion(logits.float().flatten(0, 1), moved.target_out.flatten())
+                optimizer.zero_grad(set_to_none=True)
+                scaler.scale(loss).backward()
+                scaler.unscale_(optimizer)
+                nn.utils.clip_grad_norm_(model.parameters(), config.clip)
+                scaler.step(optimizer)
+                scaler.update()
+                step += 1
+                batch_in_epoch = index + 1
+                window_loss += float(loss.detach()) * len(batch)
+                window_examples += len(batch)
+                bar.update(1)
+                if step % 20 == 0:
+                    speed = window_examples / max(time.monotonic() - window_start, 1e-9)
+                    record = {"event": "train", "step": step, "epoch": epoch, "loss": window_loss / window_examples,
+                              "examples_per_s": speed, "lr": optimizer.param_groups[0]["lr"]}
+                    log_metrics(run / METRICS, record)
+                    bar.set_postfix(loss=f"{record['loss']:.3f}", ex_s=f"{speed:.0f}")
+                    window_loss, window_examples, window_start = 0.0, 0, time.monotonic()
+                out_of_time = time.monotonic() - started >= budget
+                if (config.eval_every and step % config.eval_every == 0) or out_of_time:
+                    evaluated_at = step
+                    if evaluate_and_save():
+                        stopped, done = "early stopping", True
+                    if out_of_time:
+                        stopped, done = "time limit", True
+                    if done:
+                        break
+            if done:
+                break
+            epoch += 1
+            batch_in_epoch = 0
+            if evaluated_at != step and evaluate_and_save():
+                stopped, done = "early stopping", True
+    except KeyboardInterrupt:
+        bar.close()
+        save_seq2seq(run / LAST, model, input_vocab, output_vocab, config.to_dict(), snapshot())
+        raise TrainingInterrupted(run / LAST, step, resume_command("seq2seq", config.data, config.out)) from None
     bar.close()
     if not (run / LAST).exists():
         evaluate_and_save()

@@ -19,11 +19,11 @@ T = DETrainConfig()
 def _train_options(kind: str) -> Any:
     model = runs.default_model(kind)
     listed = [
-        click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False),
-                     callback=common.dataset_input,
+        click.option("--data", "-d", required=True, type=click.Path(exists=True), callback=common.dataset_input,
                      help="Dataset directory with pairs/ (sequence) or vocab_pairs/ (vocabulary) from "
                           "`tnforge negatives`."),
         common.out_option(help="Run directory: best.pt, checkpoint.pt, metrics.jsonl, dev.md."),
+        common.run_options,
         click.option("--negatives", default=",".join(T.negatives),
                      callback=common.parsed_by(functools.partial(runs.parse_negative_types, kind)),
                      help=f"Negative types used for training, comma-separated "
@@ -64,9 +64,10 @@ def _train(kind: str, options: dict[str, Any]) -> None:
     """Train one dual encoder from the command's options; prints the dev figures (also in RUN/dev.md)."""
     network = {name: options.pop(name) for name in ("head", "dim", "hidden", "buckets", "cross_buckets")
                if name in options}
-    with common.click_errors():
+    flags = {"resume": options.pop("resume"), "overwrite": options.pop("overwrite")}
+    with common.training_errors():
         config = DETrainConfig(kind=kind, model=runs.model_config(kind, **network), **options)
-        note, summary = runs.describe(*runs.train_with_report(config))
+        note, summary = runs.describe(*runs.train_with_report(config, **flags))
     click.echo(note, err=True)
     click.echo(summary)
 

@@ -20,7 +20,7 @@ T, M = TrainConfig(), ModelConfig()
               help="Dataset directory (examples/train and examples/dev are used).")
 @common.out_option(help="Run directory: checkpoints, metrics.jsonl, training.png.")
 @common.device_option(T.device)
-@click.option("--resume", is_flag=True, help="Continue the run in --out from its last checkpoint.")
+@common.run_options
 @common.epochs_option(T.epochs, "Maximum passes over the train split.")
 @common.max_minutes_option(T.max_minutes)
 @common.batch_size_option(T.batch_size, "Examples per batch.")
@@ -54,7 +54,7 @@ T, M = TrainConfig(), ModelConfig()
 @click.option("--attention", default=M.attention, type=click.IntRange(1), help="Attention layer size.")
 @click.option("--dropout", default=M.dropout, type=click.FloatRange(0, 1, max_open=True), help="Dropout rate.")
 @common.progress_option(T.progress)
-def seq2seq(resume: bool, **options: Any) -> None:
+def seq2seq(resume: bool, overwrite: bool, **options: Any) -> None:
     """Train the attention seq2seq normalizer (characters of the window in, words of the reading out).
 
     Streams examples/train of --data, early-stops on examples/dev, writes checkpoint.pt (latest),
@@ -67,7 +67,7 @@ def seq2seq(resume: bool, **options: Any) -> None:
       tnforge train seq2seq --data out/sample --out runs/s2s --resume
     """
     model = ModelConfig(**{f.name: options.pop(f.name) for f in fields(ModelConfig)})
-    with common.click_errors():
-        note, summary = describe(train(TrainConfig(**options, model=model), resume=resume))
+    with common.training_errors():
+        note, summary = describe(train(TrainConfig(**options, model=model), resume=resume, overwrite=overwrite))
     click.echo(note, err=True)
     click.echo(summary)
