@@ -51,6 +51,8 @@ def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tu
               help="Reject tokens longer than this.")
 @click.option("--workers", default=1, type=click.IntRange(1), help="Local worker processes (Beam direct_num_workers).")
 @click.option("--overwrite", is_flag=True, help="Replace the contents of a non-empty --out.")
+@click.option("--allow-empty", is_flag=True, default=_default("allow_empty"),
+              help="Commit the dataset even when no input record is valid (else: an error).")
 @click.option("--validate", is_flag=True, help="Validate the result with Great Expectations at the end.")
 @click.option("--negatives", default="", help=f"Also generate negatives of these kinds: {','.join(KINDS)}.")
 @click.option("--ratio", default=f"{field_default(NegativesConfig, 'ratio'):g}",
@@ -61,8 +63,8 @@ def _ratios(_ctx: click.Context, _param: click.Parameter, value: str | list | tu
 @click.pass_context
 def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, split_ratios, window: int,
           trivial_fraction: float, measure_min_count: int, cardinal_min_value: int, cardinal_target: int,
-          seed: int, shards: int, max_token_chars: int, workers: int, overwrite: bool, validate: bool,
-          negatives: str, ratio: str, topk_from: str | None, grammar: bool | None) -> None:
+          seed: int, shards: int, max_token_chars: int, workers: int, overwrite: bool, allow_empty: bool,
+          validate: bool, negatives: str, ratio: str, topk_from: str | None, grammar: bool | None) -> None:
     """Build a dataset directory from corpus files (Google TSV or Kaggle CSV; globs, .gz, gs://).
 
     Without INPUT, builds the bundled sample corpus. Arguments after `--` go to Beam, e.g. to run on
@@ -78,14 +80,15 @@ def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, spl
       tnforge build data/output-000*-of-00100 --out out/en --workers 2
       tnforge build train.csv --out out/kaggle --split-ratios 0.8,0.1,0.1 --trivial-fraction 0.2
     """
-    from tnforge.pipelines.build_job import BuildError, run_build
+    from tnforge.pipelines.build_job import run_build
     from tnforge.pipelines.manifest import summary_table
 
     config = BuildConfig(
         inputs=tuple(inputs) or (bundled_sample(),), out=out, split=split, split_ratios=split_ratios,
         window=window, trivial_fraction=trivial_fraction, measure_min_count=measure_min_count,
         cardinal_min_value=cardinal_min_value, cardinal_target=cardinal_target, seed=seed, shards=shards,
-        max_token_chars=max_token_chars, pipeline_args=tuple(ctx.meta.get("pipeline_args", ())),
+        max_token_chars=max_token_chars, allow_empty=allow_empty,
+        pipeline_args=tuple(ctx.meta.get("pipeline_args", ())),
     )
     wanted = None
     if negatives.replace(",", "").strip():
@@ -94,10 +97,7 @@ def build(ctx: click.Context, inputs: tuple[str, ...], out: str, split: str, spl
                                      grammar=grammar, seed=seed)
         except NegativesOptionError as error:
             raise click.BadParameter(str(error), param_hint="--negatives") from error
-    try:
-        manifest = run_build(config, workers=workers, overwrite=overwrite)
-    except BuildError as error:
-        raise click.ClickException(str(error)) from error
+    manifest = run_build(config, workers=workers, overwrite=overwrite)  # errors: one line (cli/lazy.py)
     if manifest is None:
         return
     click.echo(summary_table(manifest))
