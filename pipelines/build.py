@@ -13,7 +13,6 @@ Graph (elements are files, Arrow tables and small count objects — never one di
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterable
 
@@ -35,9 +34,10 @@ from tnforge.pipelines.build_steps import (
     pair_keys,
     parse_file,
 )
-from tnforge.pipelines.runner import is_dry_run, make_pipeline, pipeline_options
+from tnforge.pipelines.runner import is_dry_run, make_pipeline, pipeline_options, quiet_worker_errors
 from tnforge.pipelines.writer import WriteDataset
 from tnforge.progress import log
+from tnforge.sources import InputFile
 
 STATE_FILE = ".tnforge-build-state.json"
 CACHE_DIR = SCRATCH
@@ -56,7 +56,8 @@ class _MergeStats(beam.CombineFn):
     def add_input(self, acc: dict, stats: FileStats) -> dict:
         report = stats.report
         acc["files"].append({
-            "path": stats.path, "size": stats.size, "sha256": stats.sha256, "flavour": report.flavour,
+            "path": stats.path, "source": stats.source, "size": stats.size, "sha256": stats.sha256,
+            "flavour": report.flavour,
             "records": report.records, "sentences": report.sentences, "bom": report.bom,
             "crlf_lines": report.crlf_lines, "rejects": dict(report.rejects),
         })
@@ -109,14 +110,14 @@ class _ParseFn(beam.DoFn):
         self._config = config
         self._total = total
 
-    def process(self, item: tuple[int, str, int]):
-        index, path, size = item
+    def process(self, item: tuple[int, InputFile]):
+        index, source = item
         start = time.monotonic()
         cache = cache_path(self._config.out, index)
         rejects = []
-        for piece in parse_file(path, size, cache, self._config, index):
+        for piece in parse_file(source, cache, self._config, index):
             if isinstance(piece, FileStats):
-                log(f"pass 1/2 (read, split, count) · file {index + 1}/{self._total} · {os.path.basename(path)} · "
+                log(f"pass 1/2 (read, split, count) · file {index + 1}/{self._total} · {source.source} · "
                     f"{piece.report.records:,} records · {time.monotonic() - start:.1f}s")
                 yield piece
             else:
@@ -135,12 +136,12 @@ class _BuildFn(beam.DoFn):
         self._config = config
         self._total = total
 
-    def process(self, item: tuple[str, str, int], plan: SamplingPlan):
-        path, cache, _index = item
+    def process(self, item: tuple[InputFile, str], plan: SamplingPlan):
+        source, cache = item
         start = time.monotonic()
         rows = 0
         pieces: dict[tuple[str, str], list[pa.Table]] = {}
-        for piece in build_file(path, cache, self._config, plan):
+        for piece in build_file(source, cache, self._config, plan):
             if isinstance(piece, FileOutput):
                 pairs, piece.pairs = piece.pairs, None
                 yield beam.pvalue.TaggedOutput("counts", piece)
@@ -151,7 +152,7 @@ class _BuildFn(beam.DoFn):
                 pieces.setdefault(piece[0], []).append(piece[1])
         for key in sorted(pieces):
             yield key, pa.concat_tables(pieces.pop(key))
-        log(f"pass 2/2 (examples)           · {os.path.basename(path)} · {rows:,} examples · "
+        log(f"pass 2/2 (examples)           · {source.source} · {rows:,} examples · "
             f"{time.monotonic() - start:.1f}s")
 
 
@@ -234,13 +235,13 @@ def _split_json(counts: SplitCounts) -> dict:
     }
 
 
-def run_pipeline(config: BuildConfig, files: list[tuple[str, int]], shards: int, workers: int | None) -> dict | None:
+def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, workers: int | None) -> dict | None:
     """Run the build pipeline; return the build state (None for a dry run that submits nothing).
 
     The scratch folder (pass-1 caches, shard pieces, the state file) is removed once the run ends, also
     when it fails."""
     options = pipeline_options(config.pipeline_args, workers)
-    items = [(i, path, size) for i, (path, size) in enumerate(files)]
+    items = list(enumerate(files))
     total = len(items)
     scratch = join(config.out, CACHE_DIR)
     pipeline = make_pipeline(options)
@@ -248,7 +249,7 @@ def run_pipeline(config: BuildConfig, files: list[tuple[str, int]], shards: int,
     parsed = files_pc | "Parse" >> beam.ParDo(_ParseFn(config, total)).with_outputs("rejects", main="stats")
     stats = parsed.stats | "MergeStatistics" >> beam.CombineGlobally(_MergeStats(config))
     plan = stats | "Plan" >> beam.Map(lambda s: make_plan(s["train"], config.sampling))
-    caches = (parsed.stats | "Caches" >> beam.Map(lambda s: (s.path, s.cache, s.index))
+    caches = (parsed.stats | "Caches" >> beam.Map(lambda s: (InputFile(s.path, s.size, s.source, s.key_name), s.cache))
               | "SpreadCaches" >> beam.Reshuffle())
     built = caches | "BuildExamples" >> beam.ParDo(
         _BuildFn(config, total), plan=beam.pvalue.AsSingleton(plan)
@@ -263,12 +264,22 @@ def run_pipeline(config: BuildConfig, files: list[tuple[str, int]], shards: int,
         _save_state, state_path, stats=beam.pvalue.AsSingleton(stats), plan=beam.pvalue.AsSingleton(plan),
         counts=beam.pvalue.AsSingleton(counts), written=beam.pvalue.AsList(written)))
     try:
-        result = pipeline.run()
-        if is_dry_run(options):
-            return None
-        result.wait_until_finish()
+        with quiet_worker_errors():
+            result = pipeline.run()
+            if is_dry_run(options):
+                return None
+            result.wait_until_finish()
         with open_binary(state_path) as handle:
             return json.loads(handle.read())
     finally:
         if not is_dry_run(options):
-            remove(scratch)
+            remove_scratch(scratch)
+
+
+def remove_scratch(scratch: str) -> None:
+    """Remove the scratch folder; tried again once (a worker may still finish a file as it goes)."""
+    try:
+        remove(scratch)
+    except OSError:
+        time.sleep(0.5)
+        remove(scratch)

@@ -36,6 +36,7 @@ class BuildConfig:
     seed: int = _SAMPLING.seed
     shards: int = 0  # 0 = automatic, from the input size
     max_token_chars: int = 4096
+    allow_empty: bool = False  # commit a dataset even when no input record reached a split
     pipeline_args: tuple[str, ...] = field(default_factory=tuple)
 
     @property

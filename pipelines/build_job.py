@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import time
+import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 
 from tnforge.datasets import DATASET_DIRS
-from tnforge.filesystems import expand, is_remote
+from tnforge.errors import Interrupted, OutputError, TnforgeError, interrupted
+from tnforge.filesystems import expand, is_remote, join
 from tnforge.manifest import (
     MANIFEST,
     SCRATCH,
@@ -21,39 +25,77 @@ from tnforge.manifest import (
     write_manifest,
 )
 from tnforge.pipelines.build_config import BuildConfig, auto_shards
-from tnforge.pipelines.manifest import make_manifest, summary_table
+from tnforge.pipelines.manifest import make_manifest, rejects_line, summary_table
 from tnforge.pipelines.negatives_config import NegativesConfig
 from tnforge.progress import log
+from tnforge.sources import file_identity, name_inputs
 from tnforge.splits import resolve_mode
 
 
-class BuildError(Exception):
-    """A build that cannot start (bad inputs, an output directory in the way, bad options) or whose result
-    is unusable (counts that do not reconcile, failed negatives or validation)."""
+class BuildError(TnforgeError):
+    """A build that cannot start (bad inputs, an output directory in the way, bad options), that found nothing
+    to build, or whose result is unusable (counts that do not reconcile, failed negatives or validation)."""
 
 
-def resolve_inputs(patterns: list[str]) -> list[tuple[str, int]]:
-    """Expand paths and globs to (path, size), sorted and de-duplicated; a clear error for a bad path."""
-    files: dict[str, int] = {}
+def resolve_inputs(patterns: list[str]) -> tuple[list[tuple[str, int]], dict[str, int]]:
+    """Expand paths and globs to (path, size), sorted, each file once; and {path: times named} of the files
+    named more than once (the same resolved path or URI, also through overlapping globs)."""
+    files: dict[str, tuple[str, int]] = {}
+    named: Counter[str] = Counter()
     for pattern in patterns:
         try:
             for path, size in expand(pattern):
-                files[path] = size
+                identity = file_identity(path)
+                files.setdefault(identity, (path, size))
+                named[identity] += 1
         except (FileNotFoundError, PermissionError, IsADirectoryError) as error:
             raise BuildError(f"input {error}") from error
-    for path in files:
+    for path, _ in files.values():
         if not is_remote(path):
             try:
                 with open(path, "rb"):
                     pass
             except OSError as error:
                 raise BuildError(f"input {path}: cannot be read ({error.strerror})") from error
-    return sorted(files.items())
+    repeated = {files[identity][0]: n for identity, n in sorted(named.items()) if n > 1}
+    return sorted(files.values()), repeated
 
 
-def prepare_output(out: str, overwrite: bool) -> None:
-    """Refuse a non-empty output directory unless overwrite; with overwrite, clear what a build writes."""
+def check_writable(out: str) -> None:
+    """Create `out` and write (then delete) a probe file in it; an OutputError saying why not."""
+    probe = join(out, f".tnforge-probe-{uuid.uuid4().hex[:12]}")
     if is_remote(out):
+        from apache_beam.io.filesystems import FileSystems
+
+        quiet = [logging.getLogger(name) for name in ("apache_beam.utils.retry", "apache_beam.internal.gcp.auth")]
+        levels = [logger.level for logger in quiet]
+        try:
+            for logger in quiet:  # retries and credential lookups: the outcome is the one line below
+                logger.setLevel(logging.ERROR)
+            FileSystems.create(probe).close()
+            FileSystems.delete([probe])
+        except Exception as error:  # noqa: BLE001 - any filesystem's failure means unreachable
+            detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise OutputError(f"--out {out}: not reachable ({detail})") from error
+        finally:
+            for logger, level in zip(quiet, levels, strict=True):
+                logger.setLevel(level)
+        return
+    try:
+        os.makedirs(out, exist_ok=True)
+        with open(probe, "wb"):
+            pass
+        os.remove(probe)
+    except OSError as error:
+        raise OutputError(f"--out {out}: cannot create or write to it ({error.strerror or error})") from error
+
+
+def prepare_output(out: str, overwrite: bool, probe: bool = True) -> None:
+    """Refuse a non-empty output directory unless overwrite; with overwrite, clear what a build writes.
+    Then check (unless `probe` is false) that `out` can be created and written to."""
+    if is_remote(out):
+        if probe:
+            check_writable(out)
         return
     if os.path.exists(out) and not os.path.isdir(out):
         raise BuildError(f"--out {out}: exists and is not a directory")
@@ -68,7 +110,19 @@ def prepare_output(out: str, overwrite: bool) -> None:
                 shutil.rmtree(path)
             elif os.path.exists(path):
                 os.remove(path)
-    os.makedirs(out, exist_ok=True)
+    check_writable(out)
+
+
+def check_not_empty(manifest: dict, out: str, files: int) -> None:
+    """A BuildError when no record of the inputs reached a split: a reason and the rejects."""
+    accounting = manifest["accounting"]
+    valid = accounting["input_records"] - accounting["rejected"]
+    if valid and valid > accounting["excluded"]:
+        return
+    reason = (f"no valid record in {files} input file(s)" if not valid else
+              f"all {valid:,} valid records are excluded by the standard split")
+    raise BuildError(f"{reason}; {out} left incomplete (no manifest; --allow-empty builds it anyway)\n"
+                     f"{rejects_line(manifest) or 'rejects: none'}")
 
 
 def _complete(root: str) -> bool:
@@ -85,25 +139,37 @@ def _complete(root: str) -> bool:
 def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool = False) -> dict | None:
     """Build a dataset directory; return the manifest (None for a Dataflow dry run)."""
     from tnforge.pipelines.build import run_pipeline
+    from tnforge.pipelines.runner import is_dry_run, pipeline_options
 
     start = time.monotonic()
-    files = resolve_inputs(list(config.inputs))
+    files, repeated = resolve_inputs(list(config.inputs))
+    for path, times in repeated.items():
+        log(f"{path}: named {times} times; read once")
     try:
         mode = resolve_mode(config.split, [p for p, _ in files])
         config = replace(config, split=mode, inputs=tuple(p for p, _ in files))
         config.split_rule  # noqa: B018 - validates ratios and mode early
         config.sampling  # noqa: B018
+        dry_run = is_dry_run(pipeline_options(config.pipeline_args))
     except ValueError as error:
         raise BuildError(str(error)) from error
-    prepare_output(config.out, overwrite)
+    prepare_output(config.out, overwrite, probe=not dry_run)
     shards = config.shards or auto_shards(sum(size for _, size in files))
     log(f"building {config.out} from {len(files)} file(s), {sum(s for _, s in files) / 1e6:.1f} MB; "
         f"split {mode}, {shards} shard(s)")
-    state = run_pipeline(config, files, shards, workers)
+    try:
+        state = run_pipeline(config, name_inputs(files), shards, workers)
+    except BaseException as error:
+        if interrupted(error):
+            raise Interrupted(f"interrupted; {config.out} left incomplete") from error
+        raise
     if state is None:
         log("dry run: the job graph was built and not submitted")
         return None
     manifest = make_manifest(config, shards, state, time.monotonic() - start)
+    manifest["repeated_inputs"] = repeated
+    if not config.allow_empty:
+        check_not_empty(manifest, config.out, len(files))
     write_manifest(config.out, manifest)
     log(f"wrote {config.out}/manifest.json in {manifest['wall_time_s']:.1f}s")
     return manifest

@@ -23,7 +23,7 @@ from tnforge.generators.sampling import SamplingPlan, TrainStats, sample_hashes,
 from tnforge.hashing import key64, stable_hash64
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.readers import read_corpus_file
-from tnforge.sources import source_name, source_stem
+from tnforge.sources import InputFile
 from tnforge.splits import EXCLUDED
 from tnforge.token_blocks import FileReport, TokenBlock
 
@@ -67,6 +67,8 @@ class FileStats:
     size: int
     cache: str
     index: int = 0
+    source: str = ""
+    key_name: str = ""
     sha256: str = ""
     report: FileReport | None = None
     splits: dict[str, SplitCounts] = field(default_factory=lambda: {s: SplitCounts() for s in schemas.SPLITS})
@@ -96,18 +98,17 @@ def _route(block: TokenBlock, config: BuildConfig, file_split: str | None) -> tu
     return hashes, codes
 
 
-def parse_file(
-    path: str, size: int, cache: str, config: BuildConfig, index: int = 0
-) -> Iterator[FileStats | pa.Table]:
+def parse_file(source: InputFile, cache: str, config: BuildConfig, index: int = 0) -> Iterator[FileStats | pa.Table]:
     """Pass 1: yield reject tables as found, then the file's FileStats; the parsed tokens go to `cache`."""
+    path = source.path
     report = FileReport(path)
-    stats = FileStats(path, size, cache, index, report=report)
+    stats = FileStats(path, source.size, cache, index, source.source, source.key_name, report=report)
     digest = hashlib.sha256()
-    base = stable_hash64(source_stem(path))
+    base = stable_hash64(source.key_name)
     options = config.sampling
     file_split = config.split_rule.file_split(path) if config.split == "standard" else None
     with write_atomically(cache) as handle, pa.ipc.new_file(handle, CACHE_SCHEMA) as writer:
-        for item in read_corpus_file(path, report, config.max_token_chars, digest):
+        for item in read_corpus_file(path, report, config.max_token_chars, digest, source.source):
             if isinstance(item, pa.Table):
                 yield item
                 continue
@@ -187,11 +188,11 @@ def windows(befores: pa.Array, sentence_ids: np.ndarray, chosen: np.ndarray, wid
 
 
 def build_file(
-    path: str, cache: str, config: BuildConfig, plan: SamplingPlan
+    input_file: InputFile, cache: str, config: BuildConfig, plan: SamplingPlan
 ) -> Iterator[tuple[tuple[str, str], pa.Table] | FileOutput]:
     """Pass 2: yield non-empty ((dataset, split), table) pieces, then the file's FileOutput."""
-    source = source_name(path)
-    base = stable_hash64(source_stem(path))
+    source = input_file.source
+    base = stable_hash64(input_file.key_name)
     output = FileOutput()
     copies_u = np.fromiter(plan.copies.keys(), dtype=np.uint64, count=len(plan.copies))
     pair_tables = []

@@ -12,8 +12,7 @@ from tnforge.manifest import mark_complete
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.sources import source_name
 from tnforge.splits import STANDARD_TEST_LINES
-
-FILE_LEVEL_REASONS = frozenset({"empty_file"})
+from tnforge.token_blocks import FILE_LEVEL_REASONS
 
 
 def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: float) -> dict:
@@ -124,6 +123,11 @@ def summary_table(manifest: dict) -> str:
         f"[{'reconciles' if acc['reconciles'] else 'DOES NOT RECONCILE'}]"
     )
     if manifest["rejects_by_reason"]:
-        reasons = ", ".join(f"{r} {n:,}" for r, n in manifest["rejects_by_reason"].items())
-        lines.append(f"rejects: {reasons}")
+        lines.append(rejects_line(manifest))
     return "\n".join(lines)
+
+
+def rejects_line(manifest: dict) -> str:
+    """"rejects: REASON N, …" of a manifest ('' when nothing was rejected)."""
+    reasons = ", ".join(f"{r} {n:,}" for r, n in manifest["rejects_by_reason"].items())
+    return f"rejects: {reasons}" if reasons else ""

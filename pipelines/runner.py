@@ -8,7 +8,9 @@ package ships to the workers via `--setup_file`, found automatically in a source
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import logging
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import apache_beam as beam
@@ -63,3 +65,27 @@ def make_pipeline(options: PipelineOptions) -> beam.Pipeline:
 
         return beam.Pipeline(runner=FnApiRunner(), options=options)
     return beam.Pipeline(options=options)
+
+
+#: Loggers through which Beam logs a worker's error (with its traceback) before re-raising it.
+WORKER_ERROR_LOGGERS = ("apache_beam.runners.common", "apache_beam.runners.worker.sdk_worker",
+                        "apache_beam.runners.portability.local_job_service",
+                        "apache_beam.runners.worker.bundle_processor")
+
+
+def _below_error(record: logging.LogRecord) -> bool:
+    return record.levelno < logging.ERROR
+
+
+@contextlib.contextmanager
+def quiet_worker_errors() -> Iterator[None]:
+    """Drop Beam's ERROR log records of worker failures while a pipeline runs: the error itself is
+    re-raised and reported by the caller (as one line, or as a traceback with `--debug`)."""
+    loggers = [logging.getLogger(name) for name in WORKER_ERROR_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(_below_error)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(_below_error)

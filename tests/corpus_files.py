@@ -15,3 +15,21 @@ def write_corpus(path: Path, sentences: list[list[tuple[str, str, str]]], eos: b
         lines.pop()
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def tsv_to_csv(tsv: Path, csv_path: Path) -> Path:
+    """Write a Google TSV corpus as a Kaggle CSV file (unchanged tokens: after == before)."""
+    import csv
+
+    with csv_path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC)
+        writer.writerow(["sentence_id", "token_id", "class", "before", "after"])
+        sentence, token = 0, 0
+        for line in tsv.read_text(encoding="utf-8").splitlines():
+            if line.startswith("<eos>"):
+                sentence, token = sentence + 1, 0
+                continue
+            cls, before, after = line.split("\t")
+            writer.writerow([sentence, token, cls, before, before if after in ("<self>", "sil") else after])
+            token += 1
+    return csv_path

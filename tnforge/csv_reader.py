@@ -14,7 +14,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tnforge.sources import source_name
 from tnforge.token_blocks import (
     CODE,
     FileReport,
@@ -121,13 +120,13 @@ def _slow_csv(data: bytes, base: int) -> _CsvRows:
     return _CsvRows(columns, np.asarray(numbers, dtype=np.int64), codes, raw_texts)
 
 
-def read_csv(handle: io.BufferedIOBase, path: str, report: FileReport, max_chars: int = 4096) -> Iterator:
+def read_csv(handle: io.BufferedIOBase, source: str, report: FileReport, max_chars: int = 4096) -> Iterator:
     """TokenBlocks and reject tables of a Kaggle CSV file (`sentence_id,token_id,class,before,after`).
 
     Chunks are parsed by pyarrow.csv; a chunk with anything unusual (a bad row, a line break inside a
     field, invalid UTF-8) is parsed again by the csv module, which gives each record its line number.
+    Rows name the file `source`.
     """
-    source = source_name(path)
     assembler = SentenceAssembler(source, report, max_chars)
     carry = _CsvRows([pa.array([], pa.string()) for _ in range(5)], np.zeros(0, np.int64), np.zeros(0, np.int8))
     seen: set[int] = set()

@@ -33,8 +33,9 @@ REASONS = (
     "in_rejected_sentence", "missing_final_eos",
 )
 CODE = {reason: code for code, reason in enumerate(REASONS)}
-#: Reasons about a whole file (line 0), not a line: not counted as input records.
-FILE_LEVEL_REASONS = frozenset({"empty_file"})
+#: Reasons about a whole file (line 0), not a line: not counted as input records. `not_text`: NUL bytes or
+#: not UTF-8 at its start; `no_tokens`: text without a single token line (only `<eos>` lines, a bare header).
+FILE_LEVEL_REASONS = frozenset({"empty_file", "not_text", "no_tokens"})
 
 
 @dataclass

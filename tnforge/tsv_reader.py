@@ -12,7 +12,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tnforge.sources import source_name
 from tnforge.token_blocks import CODE, EOS, FileReport, SentenceAssembler, chunks, reject_table, split_fields
 
 
@@ -45,9 +44,10 @@ def _last_eos_end(data: bytes, searched: int) -> int | None:
         limit = index
 
 
-def read_tsv(handle: io.BufferedIOBase, path: str, report: FileReport, max_chars: int = 4096) -> Iterator:
-    """TokenBlocks and reject tables of a Google TSV shard (`CLASS<TAB>before<TAB>after`, `<eos><TAB><eos>`)."""
-    assembler = SentenceAssembler(source_name(path), report, max_chars)
+def read_tsv(handle: io.BufferedIOBase, source: str, report: FileReport, max_chars: int = 4096) -> Iterator:
+    """TokenBlocks and reject tables of a Google TSV shard (`CLASS<TAB>before<TAB>after`, `<eos><TAB><eos>`);
+    rows name the file `source`."""
+    assembler = SentenceAssembler(source, report, max_chars)
     next_line = 1
     saw_any = False
     for block, final in chunks(handle, report, _last_eos_end):

@@ -8,7 +8,7 @@ import sys
 import click
 
 from tnforge import __version__
-from tnforge.cli.lazy import LazyGroup
+from tnforge.cli.lazy import DEBUG, LazyGroup
 
 #: command name → ("module:attribute" of its click command, one-line help); imported only when used.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -28,8 +28,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 @click.group(cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tnforge")
-def cli() -> None:
+@click.option("--debug", is_flag=True, envvar="TNFORGE_DEBUG", help="Show tracebacks, not one-line errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
     """tnforge: build training data for neural text normalization, and train the models that use it."""
+    ctx.meta[DEBUG] = debug
 
 
 def main(argv: list[str] | None = None) -> None:

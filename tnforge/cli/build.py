@@ -40,6 +40,8 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
               help="Reject tokens longer than this.")
 @click.option("--workers", default=1, type=click.IntRange(1), help="Local worker processes (Beam direct_num_workers).")
 @click.option("--overwrite", is_flag=True, help="Replace the contents of a non-empty --out.")
+@click.option("--allow-empty", is_flag=True, default=B.allow_empty,
+              help="Commit the dataset even when no input record is valid (else: an error).")
 @click.option("--validate", is_flag=True, help="Validate the result with Great Expectations at the end.")
 @click.option("--negatives", default="", help=f"Also generate negatives of these kinds: {','.join(KINDS)}.",
               callback=common.parsed_by(lambda value: parse_kinds(value, required=False)))

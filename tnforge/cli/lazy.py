@@ -10,6 +10,11 @@ from typing import Any
 
 import click
 
+from tnforge.errors import report
+
+#: ctx.meta key set by `tnforge --debug` (or TNFORGE_DEBUG=1): tracebacks instead of one-line errors.
+DEBUG = "tnforge.debug"
+
 #: Sub-command name → ("module:attribute" of its click command, one-line help shown in the listing).
 CommandTable = Mapping[str, tuple[str, str]]
 
@@ -40,6 +45,15 @@ class LazyGroup(click.Group):
             return None
         module_name, attribute = self.lazy_commands[name][0].split(":")
         return getattr(importlib.import_module(module_name), attribute)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the sub-command; user-fixable errors and Ctrl-C end as one line (`tnforge.errors.report`)."""
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
+            raise
+        except BaseException as error:
+            ctx.exit(report(error, debug=ctx.meta.get(DEBUG, False)))
 
     def help_line(self, name: str) -> str:
         """The listing's help line of a command, without importing it when it is lazy."""
