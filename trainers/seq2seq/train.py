@@ -57,7 +57,7 @@ class TrainConfig:
     lr_decay: float = 0.5  # factor applied when dev loss stops improving
     patience: int = 6  # evaluations without dev improvement before stopping
     eval_every: int = 0  # steps between dev evaluations; 0 = once per epoch
-    max_minutes: float = 0.0  # wall-clock budget; 0 = none
+    max_minutes: float = 12.0  # wall-clock budget (a laptop-sized default: see docs/training.md); 0 = none
     seed: int = 13
     input_units: str = "char"
     output_units: str = "word"
