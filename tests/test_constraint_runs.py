@@ -3,13 +3,13 @@ and the λ sweep's files — on a tiny seq2seq model trained briefly and a gramm
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("torch")
+
+import tiny_models as H  # noqa: E402
 
 from tnforge.trainers.decoding.constraints import GrammarConstraint  # noqa: E402
 from tnforge.trainers.evaluation.constraint_runs import (  # noqa: E402
@@ -18,9 +18,6 @@ from tnforge.trainers.evaluation.constraint_runs import (  # noqa: E402
     write_sweep,
 )
 
-spec = importlib.util.spec_from_file_location("_seq2seq_helpers", Path(__file__).with_name("test_seq2seq.py"))
-H = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(H)
 TOKENS = [token for sentence in H.TINY_SENTENCES for token in sentence]
 GOLD = {(cls, before): after for cls, before, after in TOKENS}
 

@@ -3,13 +3,13 @@ the kind check, and the configuration matrix that `compare` decodes."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 pytest.importorskip("torch")
+
+import tiny_models as DE  # noqa: E402
 
 from tnforge.trainers.decoding.constraint_sets import (  # noqa: E402
     build_constraint,
@@ -23,10 +23,6 @@ from tnforge.trainers.decoding.constraints import (  # noqa: E402
     VocabularyFilterConstraint,
 )
 from tnforge.trainers.decoding.hooks import CombinedConstraint  # noqa: E402
-
-spec = importlib.util.spec_from_file_location("_de_helpers", Path(__file__).with_name("test_dual_encoder.py"))
-DE = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(DE)
 
 #: What build_constraint reads off a loaded seq2seq model.
 LOADED = SimpleNamespace(device="cpu", config={"max_output_length": 12})
@@ -49,7 +45,7 @@ def runs(tmp_path_factory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("constraint_sets")
     data = str(root / "data")
     for split, numbers in (("train", list(range(30))), ("dev", list(range(0, 30, 3)))):
-        pairs, vocab = DE._pairs_rows(split, numbers)
+        pairs, vocab = DE.pairs_rows(split, numbers)
         write_sharded(pa.Table.from_pydict(pairs, schema=schemas.PAIRS), dataset_path(data, "pairs", split),
                       schemas.PAIRS)
         write_sharded(pa.Table.from_pydict(vocab, schema=schemas.VOCAB_PAIRS), dataset_path(data, "vocab_pairs", split),

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -11,19 +10,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import tiny_models as H  # noqa: E402
+
 from tnforge import schemas  # noqa: E402
 from tnforge.trainers.decoding.text_tokenizer import sentence_windows, spoken, tokenize  # noqa: E402
-
-
-def _helpers():
-    """The tiny-dataset helpers of test_seq2seq.py (loaded by path: works whether tests/ is a package or not)."""
-    spec = importlib.util.spec_from_file_location("_seq2seq_helpers", Path(__file__).with_name("test_seq2seq.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-H = _helpers()
 
 
 @pytest.fixture(scope="module")

@@ -3,14 +3,14 @@ hypotheses writer (one file or Parquet parts) — on a tiny seq2seq model traine
 
 from __future__ import annotations
 
-import importlib.util
 from contextlib import contextmanager
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 pytest.importorskip("torch")
+
+import tiny_models as H  # noqa: E402
 
 from tnforge import schemas  # noqa: E402
 from tnforge.trainers.decoding.outputs import (  # noqa: E402
@@ -20,9 +20,6 @@ from tnforge.trainers.decoding.outputs import (  # noqa: E402
     write_hypotheses,
 )
 
-spec = importlib.util.spec_from_file_location("_seq2seq_helpers", Path(__file__).with_name("test_seq2seq.py"))
-H = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(H)
 TOKENS = sum(len(s) for s in H.TINY_SENTENCES)
 
 

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pyarrow as pa
 import pytest
+from tiny_models import SMALL, pairs_rows
 
 from tnforge import schemas
 from tnforge.datasets import dataset_path, write_sharded
@@ -26,56 +27,12 @@ from tnforge.trainers.dual_encoders.pairs import load_pairs
 from tnforge.trainers.dual_encoders.scorer import load_dual_encoder
 from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
 
-ONES = "zero one two three four five six seven eight nine".split()
-TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty"}
-TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
-
-
-def words(number: int) -> str:
-    if number < 10:
-        return ONES[number]
-    if number < 20:
-        return TEENS[number - 10]
-    tens, ones = divmod(number, 10)
-    return TENS[tens] + ("" if not ones else " " + ONES[ones])
-
-
-def _pairs_rows(split: str, numbers: list[int]) -> tuple[dict, dict]:
-    pairs = {name: [] for name in schemas.PAIRS.names}
-    vocab = {name: [] for name in schemas.VOCAB_PAIRS.names}
-
-    def add_pair(before: str, reading: str, label: int, kind: str) -> None:
-        pairs["key"].append(stable_hash64(split, before, reading, kind))
-        for name, value in (("split", split), ("class", "CARDINAL"), ("before", before), ("reading", reading),
-                            ("label", label), ("negative_type", kind), ("negative_subtype", kind),
-                            ("licensed", None), ("generator_version", "test"), ("source_key", 0)):
-            pairs[name].append(value)
-
-    def add_word(before: str, word: str, label: int, kind: str) -> None:
-        vocab["key"].append(stable_hash64(split, before, word, kind))
-        for name, value in (("split", split), ("class", "CARDINAL"), ("before", before), ("word", word),
-                            ("label", label), ("negative_type", kind), ("generator_version", "test")):
-            vocab[name].append(value)
-
-    for number in numbers:
-        before, reading = str(number), words(number)
-        add_pair(before, reading, 1, "")
-        for offset, kind in ((1, "synthetic"), (17, "random"), (31, "random")):
-            wrong = words((number + offset) % 60)
-            if wrong != reading:
-                add_pair(before, wrong, 0, kind)
-        for word in reading.split():
-            add_word(before, word, 1, "")
-        for word in {"seven", "fifty", "three", "twelve", "forty"} - set(reading.split()):
-            add_word(before, word, 0, "global")
-    return pairs, vocab
-
 
 @pytest.fixture(scope="module")
 def pair_dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
     root = tmp_path_factory.mktemp("de_data")
     for split, numbers in (("train", list(range(60))), ("dev", list(range(0, 60, 3)))):
-        pairs, vocab = _pairs_rows(split, numbers)
+        pairs, vocab = pairs_rows(split, numbers)
         write_sharded(pa.Table.from_pydict(pairs, schema=schemas.PAIRS), dataset_path(root, "pairs", split),
                       schemas.PAIRS)
         write_sharded(pa.Table.from_pydict(vocab, schema=schemas.VOCAB_PAIRS),
@@ -83,7 +40,6 @@ def pair_dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(root)
 
 
-SMALL = dict(input_buckets=4096, output_buckets=4096, embedding=32, hidden=64, dim=32, head_hidden=32, dropout=0.0)
 
 
 def test_features_are_stable_and_informative() -> None:
@@ -212,7 +168,7 @@ def trivial_dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
     root = tmp_path_factory.mktemp("de_trivial")
     for split, numbers, tokens in (("train", range(60), TRAIN_WORDS), ("dev", range(0, 60, 3), DEV_WORDS)):
         rows = {name: [] for name in schemas.PAIRS.names}
-        pairs, _ = _pairs_rows(split, list(numbers))
+        pairs, _ = pairs_rows(split, list(numbers))
         extra = [(str(n), schemas.SELF, 0, "synthetic") for n in numbers]
         extra += [(w, schemas.SELF, 1, "") for w in tokens]
         extra += [(w, " ".join(w.lower()), 0, "synthetic") for w in tokens]

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("torch")
 
+import tiny_models as DE  # noqa: E402
+
 from tnforge.trainers.dual_encoders.features import DualEncoderConfig  # noqa: E402
 from tnforge.trainers.dual_encoders.runs import default_model, train_with_report  # noqa: E402
 from tnforge.trainers.dual_encoders.train import DETrainConfig  # noqa: E402
-
-spec = importlib.util.spec_from_file_location("_de_helpers", Path(__file__).with_name("test_dual_encoder.py"))
-DE = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(DE)
 
 
 def test_default_models_differ_by_kind():
@@ -34,7 +29,7 @@ def test_a_run_writes_its_dev_report(tmp_path):
     from tnforge.datasets import dataset_path, write_sharded
 
     for split, numbers in (("train", list(range(20))), ("dev", list(range(0, 20, 4)))):
-        _pairs, vocab = DE._pairs_rows(split, numbers)
+        _pairs, vocab = DE.pairs_rows(split, numbers)
         write_sharded(pa.Table.from_pydict(vocab, schema=schemas.VOCAB_PAIRS),
                       dataset_path(tmp_path / "data", "vocab_pairs", split), schemas.VOCAB_PAIRS)
     config = DETrainConfig(data=str(tmp_path / "data"), out=str(tmp_path / "run"), kind="vocabulary", device="cpu",

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
@@ -84,13 +82,11 @@ def test_write_report_writes_markdown_json_and_chart(tmp_path):
 def test_cli_evaluate_reports_on_the_tiny_model(tmp_path):
     pytest.importorskip("torch")
     from click.testing import CliRunner
+    from tiny_models import train_tiny
 
     from tnforge.cli import cli
 
-    spec = importlib.util.spec_from_file_location("_seq2seq_helpers", Path(__file__).with_name("test_seq2seq.py"))
-    helpers = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(helpers)
-    result, data = helpers.train_tiny(tmp_path, epochs=60)
+    result, data = train_tiny(tmp_path, epochs=60)
     out = tmp_path / "report"
     run = CliRunner().invoke(cli, ["evaluate", "--model", str(result.run), "--data", str(data), "--split", "dev",
                                    "--report", str(out), "--no-grammar", "--beam", "2"])

@@ -1,13 +1,12 @@
 """The seq2seq normalizer: vocabularies, streaming batches, training (a tiny model overfits a tiny
 dataset), checkpoints and resume, devices, and the `tnforge train seq2seq` command.
 
-The helpers at the top (tiny dataset, tiny training) are shared with test_decode.py / test_evaluate.py.
+The tiny dataset and training helpers live in tests/tiny_models.py.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -15,80 +14,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tnforge import schemas  # noqa: E402
-from tnforge.datasets import dataset_path, write_sharded  # noqa: E402
-from tnforge.hashing import stable_hash64  # noqa: E402
-from tnforge.manifest import mark_complete, write_manifest  # noqa: E402
+from tiny_models import TINY_SENTENCES, examples_table, tiny_config, train_tiny, write_tiny_dataset  # noqa: E402
+
 from tnforge.windows import window_input  # noqa: E402
-
-#: Hand-made sentences: (class, before, after).
-TINY_SENTENCES: list[list[tuple[str, str, str]]] = [
-    [("PLAIN", "Train", "<self>"), ("CARDINAL", "540", "five hundred forty"), ("PLAIN", "leaves", "<self>"),
-     ("PLAIN", "at", "<self>"), ("TIME", "4:45", "four forty five"), ("PUNCT", ".", "sil")],
-    [("PLAIN", "It", "<self>"), ("PLAIN", "costs", "<self>"), ("MONEY", "$3", "three dollars"),
-     ("PUNCT", ",", "sil"), ("PLAIN", "not", "<self>"), ("MONEY", "$5", "five dollars"), ("PUNCT", ".", "sil")],
-    [("PLAIN", "The", "<self>"), ("LETTERS", "BBC", "b b c"), ("PLAIN", "aired", "<self>"),
-     ("PLAIN", "it", "<self>"), ("PLAIN", "in", "<self>"), ("DATE", "1984", "nineteen eighty four"),
-     ("PUNCT", ".", "sil")],
-    [("PLAIN", "Chapter", "<self>"), ("CARDINAL", "12", "twelve"), ("PLAIN", "has", "<self>"),
-     ("CARDINAL", "3", "three"), ("PLAIN", "parts", "<self>"), ("PUNCT", ".", "sil")],
-]
-
-
-def examples_table(sentences: list[list[tuple[str, str, str]]], split: str, source: str = "tiny.tsv",
-                   copies: int = 0) -> pa.Table:
-    """EXAMPLES rows for hand-made sentences (windows from the build's own function)."""
-    rows: dict[str, list] = {name: [] for name in schemas.EXAMPLES.names}
-    line = 1
-    for sentence_id, sentence in enumerate(sentences):
-        befores = [before for _, before, _ in sentence]
-        for index, (cls, before, after) in enumerate(sentence):
-            trivial = after in schemas.TRIVIAL_TARGETS
-            for copy in range(1 + (copies if not trivial else 0)):
-                rows["key"].append(stable_hash64(source, sentence_id, index, copy))
-                rows["split"].append(split)
-                rows["source"].append(source)
-                rows["line"].append(line)
-                rows["sentence_id"].append(sentence_id)
-                rows["token_index"].append(index)
-                rows["copy"].append(copy)
-                rows["class"].append(cls)
-                rows["before"].append(before)
-                rows["after"].append(after)
-                rows["trivial"].append(trivial)
-                rows["input"].append(window_input(befores, index))
-            line += 1
-        line += 1  # the <eos> line
-    return pa.Table.from_pydict(rows, schema=schemas.EXAMPLES)
-
-
-def write_tiny_dataset(root: Path, copies: int = 0) -> Path:
-    """A (complete) dataset directory whose train and dev splits both hold the tiny sentences."""
-    for split in ("train", "dev"):
-        write_sharded(examples_table(TINY_SENTENCES, split, copies=copies if split == "train" else 0),
-                      dataset_path(root, "examples", split), schemas.EXAMPLES)
-    write_manifest(root, mark_complete({}))
-    return root
-
-
-def tiny_config(data: Path, out: Path, **overrides):
-    from tnforge.trainers.seq2seq.model import ModelConfig
-    from tnforge.trainers.seq2seq.train import TrainConfig
-
-    model = ModelConfig(input_embedding=16, output_embedding=16, encoder_hidden=32, decoder_hidden=48,
-                        attention=24, dropout=0.0)
-    values = dict(data=str(data), out=str(out), device="cpu", epochs=60, batch_size=8, learning_rate=1e-2,
-                  patience=100, seed=7, progress=False, threads=1, model=model)
-    values.update(overrides)
-    return TrainConfig(**values)
-
-
-def train_tiny(tmp: Path, **overrides):
-    """Train the tiny model on the tiny dataset; returns (result, data dir)."""
-    from tnforge.trainers.seq2seq.train import train
-
-    data = write_tiny_dataset(tmp / "data")
-    return train(tiny_config(data, tmp / "run", **overrides)), data
 
 
 @pytest.fixture(scope="module")
