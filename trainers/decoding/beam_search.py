@@ -21,6 +21,25 @@ class Hypothesis:
     score: float
 
 
+def _keep_best(finished: tuple[torch.Tensor, torch.Tensor, torch.Tensor], active: torch.Tensor,
+               scores: torch.Tensor, prefixes: torch.Tensor, length: int) -> None:
+    """Merge candidates — each active input's [beam] `scores` for its rows' `prefixes` of `length` units —
+    into the finished hypotheses it keeps (best first), in place."""
+    finished_scores, finished_ids, finished_lengths = finished
+    n, beam = scores.shape
+    keep, max_length = finished_ids.shape[1:]
+    padded = torch.full((n * beam, max_length), PAD, dtype=torch.long, device=scores.device)
+    padded[:, :length] = prefixes[:, :length]
+    merged_scores = torch.cat([finished_scores[active], scores], dim=1)
+    merged_ids = torch.cat([finished_ids[active], padded.view(n, beam, max_length)], dim=1)
+    merged_lengths = torch.cat([finished_lengths[active],
+                                torch.full((n, beam), length, dtype=torch.long, device=scores.device)], dim=1)
+    top_scores, top_index = merged_scores.topk(keep, dim=1)
+    finished_scores[active] = top_scores
+    finished_ids[active] = merged_ids.gather(1, top_index[:, :, None].expand(-1, -1, max_length))
+    finished_lengths[active] = merged_lengths.gather(1, top_index)
+
+
 @torch.no_grad()
 def beam_search(
     model: Seq2Seq,
@@ -49,6 +68,7 @@ def beam_search(
     finished_scores = torch.full((n_inputs, keep), NEG_INF, device=device)
     finished_ids = torch.full((n_inputs, keep, max_length), PAD, dtype=torch.long, device=device)
     finished_lengths = torch.zeros((n_inputs, keep), dtype=torch.long, device=device)
+    finished = (finished_scores, finished_ids, finished_lengths)
     active = torch.arange(n_inputs, device=device)  # batch index of each live input
     banned = torch.tensor([PAD, UNK, BOS], device=device)
 
@@ -79,16 +99,7 @@ def beam_search(
         # Finished candidates: every live row's STOP extension, merged with the kept ones.
         candidate_scores = scores.reshape(-1) + stop
         if step > 0:
-            merged_scores = torch.cat([finished_scores[active], candidate_scores.view(n, beam)], dim=1)
-            padded = torch.full((n * beam, max_length), PAD, dtype=torch.long, device=device)
-            padded[:, :step] = prefixes
-            merged_ids = torch.cat([finished_ids[active], padded.view(n, beam, max_length)], dim=1)
-            merged_lengths = torch.cat([finished_lengths[active],
-                                        torch.full((n, beam), step, dtype=torch.long, device=device)], dim=1)
-            top_scores, top_index = merged_scores.topk(keep, dim=1)
-            finished_scores[active] = top_scores
-            finished_ids[active] = merged_ids.gather(1, top_index[:, :, None].expand(-1, -1, max_length))
-            finished_lengths[active] = merged_lengths.gather(1, top_index)
+            _keep_best(finished, active, candidate_scores.view(n, beam), prefixes, step)
 
         # Live hypotheses: the best `beam` non-STOP extensions of each input.
         totals = (scores.reshape(-1, 1) + log_probs).view(n, beam * vocab_size)
@@ -114,18 +125,7 @@ def beam_search(
             state, encoded = state.select(keep_rows), encoded.select(keep_rows)
 
     if active.numel():  # inputs cut off at max_length: their live hypotheses count as finished
-        n = active.shape[0]
-        padded = torch.full((n * beam, max_length), PAD, dtype=torch.long, device=device)
-        width = min(prefixes.shape[1], max_length)
-        padded[:, :width] = prefixes[:, :width]
-        merged_scores = torch.cat([finished_scores[active], scores], dim=1)
-        merged_ids = torch.cat([finished_ids[active], padded.view(n, beam, max_length)], dim=1)
-        merged_lengths = torch.cat([finished_lengths[active],
-                                    torch.full((n, beam), width, dtype=torch.long, device=device)], dim=1)
-        top_scores, top_index = merged_scores.topk(keep, dim=1)
-        finished_scores[active] = top_scores
-        finished_ids[active] = merged_ids.gather(1, top_index[:, :, None].expand(-1, -1, max_length))
-        finished_lengths[active] = merged_lengths.gather(1, top_index)
+        _keep_best(finished, active, scores, prefixes, min(prefixes.shape[1], max_length))
 
     results: list[list[Hypothesis]] = []
     all_scores, all_ids, all_lengths = finished_scores.tolist(), finished_ids.tolist(), finished_lengths.tolist()
