@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Any, TypeVar
 
+from tnforge.errors import TnforgeError
 from tnforge.filesystems import is_remote, open_binary, write_atomically
+
+P = TypeVar("P", str, os.PathLike)
 
 MANIFEST = "manifest.json"
 #: The dataset layout this tnforge writes and reads (2: positive pairs in DIR/positives/, not DIR/pairs/positive/).
@@ -19,8 +22,9 @@ LAYOUT = 2
 SCRATCH = ".tnforge-cache"
 
 
-class DatasetError(ValueError):
-    """A dataset directory that downstream commands refuse: unfinished, or of another layout."""
+class DatasetError(TnforgeError, ValueError):
+    """A dataset directory that downstream commands refuse: unfinished, or of another layout (the CLI
+    prints it as one line)."""
 
 
 class IncompleteBuild(DatasetError):
@@ -132,11 +136,12 @@ def require_complete(root: str | os.PathLike) -> dict[str, Any]:
     return manifest
 
 
-def check_input(path: str | os.PathLike) -> None:
-    """Refuse (DatasetError) an unfinished or other-layout dataset directory given as input; files and folders
-    of Parquet files that are not dataset directories pass unchecked."""
+def check_input(path: P) -> P:
+    """`path`, or DatasetError for an unfinished or other-layout dataset directory given as input; files and
+    folders of Parquet files that are not dataset directories pass unchecked."""
     if is_dataset_directory(path):
         require_complete(path)
+    return path
 
 
 def build_config(root: str | os.PathLike) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tnforge.errors import Interrupted
 from tnforge.trainers.checkpoints import BEST, LAST
 
 #: The JSONL log of a run (one record per event: train windows, dev evaluations).
@@ -37,8 +38,9 @@ def log_metrics(path: Path, record: dict[str, Any]) -> None:
 RUN_FILES = (LAST, BEST, METRICS, "training.png", "dev.md")
 
 
-class TrainingInterrupted(Exception):
-    """Training stopped by Ctrl-C after saving a resumable checkpoint; the message says how to resume."""
+class TrainingInterrupted(Interrupted):
+    """Training stopped by Ctrl-C after saving a resumable checkpoint; the message says how to resume (the CLI
+    prints it as one line, exit status 130: `tnforge.errors.report`)."""
 
     def __init__(self, checkpoint: Path, step: int, command: str) -> None:
         self.checkpoint, self.step, self.command = checkpoint, step, command

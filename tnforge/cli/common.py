@@ -12,26 +12,22 @@ from typing import Any
 import click
 
 from tnforge.config import config_option, parse_ratio
+from tnforge.manifest import check_input
 from tnforge.progress import token_progress as token_progress  # the decoding commands' progress bar
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
 
 Decorator = Callable[[Any], Any]
 
-def dataset_input(_ctx: Any, _param: Any, value: str | None) -> str | None:
-    """--data of every model command: an unfinished or other-layout dataset directory is refused in one line."""
-    from tnforge.manifest import DatasetError, check_input
-
-    try:
-        return value if value is None else check_input(value) or value
-    except DatasetError as error:
-        raise click.ClickException(str(error)) from error
+def data_option(help: str, file_okay: bool = True) -> Decorator:
+    """--data/-d of the model commands: an unfinished or other-layout dataset directory is refused in one line
+    (`manifest.check_input`)."""
+    return click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=file_okay),
+                        callback=lambda _ctx, _param, value: check_input(value), help=help)
 
 
 # Options shared by the commands that load a seq2seq model and decode a dataset.
 model_option = click.option("--model", "-m", required=True, type=click.Path(exists=True),
                             help="Seq2seq run directory (uses best.pt) or a checkpoint file.")
-data_option = click.option("--data", "-d", required=True, type=click.Path(exists=True), callback=dataset_input,
-                           help="Dataset directory, folder of examples Parquet files, or one Parquet file.")
 beam_option = click.option("--beam", default=5, type=click.IntRange(1), help="Beam width.")
 
 
@@ -77,7 +73,8 @@ def option_group(*decorators: Decorator) -> Decorator:
 
 
 #: --model and --data of the commands that decode a dataset.
-model_and_data = option_group(model_option, data_option)
+model_and_data = option_group(model_option, data_option(
+    "Dataset directory, folder of examples Parquet files, or one Parquet file."))
 #: --device and --threads, the last options of every model command.
 runtime_options = option_group(device_option("auto"), threads_option(0))
 #: --beam and --batch-size of the decoding commands.
@@ -118,19 +115,6 @@ def click_errors(*also: type[Exception]) -> Iterator[None]:
         yield
     except (FileNotFoundError, ValueError, *also) as error:
         raise click.ClickException(str(error)) from error
-
-
-@contextmanager
-def training_errors() -> Iterator[None]:
-    """`click_errors`, and a Ctrl-C the trainer turned into a resumable checkpoint: its note, exit status 130."""
-    from tnforge.trainers.runs import TrainingInterrupted
-
-    try:
-        with click_errors():
-            yield
-    except TrainingInterrupted as stop:
-        click.echo(str(stop), err=True)
-        raise SystemExit(130) from None
 
 
 #: --resume and --overwrite of the train commands.

@@ -55,13 +55,10 @@ class LazyGroup(click.Group):
         except BaseException as error:
             ctx.exit(report(error, debug=ctx.meta.get(DEBUG, False)))
 
-    def help_line(self, name: str) -> str:
-        """The listing's help line of a command, without importing it when it is lazy."""
-        lazy = self.lazy_commands.get(name)
-        return lazy[1] if lazy else self.commands[name].get_short_help_str()
-
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, self.help_line(name)) for name in self.list_commands(ctx)]
+        """The listing, with the table's help lines: lazy commands are not imported for it."""
+        rows = [(name, self.lazy_commands[name][1] if name in self.lazy_commands
+                 else self.commands[name].get_short_help_str()) for name in self.list_commands(ctx)]
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)

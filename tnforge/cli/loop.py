@@ -16,8 +16,7 @@ DEFAULTS = LoopConfig()
 
 @common.command()
 @common.model_option
-@click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=False), callback=common.dataset_input,
-              help="Dataset directory built by `tnforge build` (it is not modified).")
+@common.data_option("Dataset directory built by `tnforge build` (it is not modified).", file_okay=False)
 @click.option("--rounds", default=DEFAULTS.rounds, type=click.IntRange(1), help="Adversarial rounds.")
 @click.option("--split", default=DEFAULTS.split, help="Split evaluated after each round.")
 @click.option("--top-k", default=DEFAULTS.top_k, type=click.IntRange(1), help="Hypotheses per training input.")

@@ -5,6 +5,8 @@ best.pt, and the run's summary.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
 from tnforge.trainers.checkpoints import BEST
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig
@@ -32,6 +34,13 @@ def model_config(kind: str, head: str, dim: int, hidden: int, buckets: int,
     """A dual encoder as the train commands describe it: one hashed-bucket count for both towers."""
     return DualEncoderConfig(kind=kind, head=head, dim=dim, hidden=hidden, input_buckets=buckets,
                              output_buckets=buckets, cross_buckets=cross_buckets)
+
+
+def config_of(kind: str, head: str, dim: int, hidden: int, buckets: int, cross_buckets: int = 0,
+              **training: Any) -> DETrainConfig:
+    """The training config of `tnforge train seq-de|voc-de`: the network options (`model_config`), the rest
+    as DETrainConfig fields."""
+    return DETrainConfig(kind=kind, model=model_config(kind, head, dim, hidden, buckets, cross_buckets), **training)
 
 
 def parse_negative_types(kind: str, value: str) -> tuple[str, ...]:

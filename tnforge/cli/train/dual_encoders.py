@@ -19,9 +19,8 @@ T = DETrainConfig()
 def _train_options(kind: str) -> Any:
     model = runs.default_model(kind)
     listed = [
-        click.option("--data", "-d", required=True, type=click.Path(exists=True), callback=common.dataset_input,
-                     help="Dataset directory with pairs/ (sequence) or vocab_pairs/ (vocabulary) from "
-                          "`tnforge negatives`."),
+        common.data_option("Dataset directory with pairs/ (sequence) or vocab_pairs/ (vocabulary) from "
+                           "`tnforge negatives`."),
         common.out_option(help="Run directory: best.pt, checkpoint.pt, metrics.jsonl, dev.md."),
         common.run_options,
         click.option("--negatives", default=",".join(T.negatives),
@@ -60,21 +59,18 @@ def _train_options(kind: str) -> Any:
     return common.option_group(*listed)
 
 
-def _train(kind: str, options: dict[str, Any]) -> None:
+def _train(kind: str, resume: bool, overwrite: bool, options: dict[str, Any]) -> None:
     """Train one dual encoder from the command's options; prints the dev figures (also in RUN/dev.md)."""
-    network = {name: options.pop(name) for name in ("head", "dim", "hidden", "buckets", "cross_buckets")
-               if name in options}
-    flags = {"resume": options.pop("resume"), "overwrite": options.pop("overwrite")}
-    with common.training_errors():
-        config = DETrainConfig(kind=kind, model=runs.model_config(kind, **network), **options)
-        note, summary = runs.describe(*runs.train_with_report(config, **flags))
+    with common.click_errors():
+        config = runs.config_of(kind, **options)
+        note, summary = runs.describe(*runs.train_with_report(config, resume, overwrite))
     click.echo(note, err=True)
     click.echo(summary)
 
 
 @common.command("seq-de", short_help="Sequence dual encoder: p(reading acceptable for token).")
 @_train_options("sequence")
-def seq_de(**options: Any) -> None:
+def seq_de(resume: bool, overwrite: bool, **options: Any) -> None:
     """Train the sequence dual encoder on DIR/pairs (from `tnforge negatives`), early-stopping on dev AUC.
 
     \b
@@ -82,12 +78,12 @@ def seq_de(**options: Any) -> None:
       tnforge train seq-de --data out/sample --out runs/seq-de
       tnforge train seq-de --data out/sample --out runs/seq-de-r3 --negatives synthetic,random --ratio 3
     """
-    _train("sequence", options)
+    _train("sequence", resume, overwrite, options)
 
 
 @common.command("voc-de", short_help="Vocabulary-filter dual encoder: p(word may appear in the reading).")
 @_train_options("vocabulary")
-def voc_de(**options: Any) -> None:
+def voc_de(resume: bool, overwrite: bool, **options: Any) -> None:
     """Train the vocabulary-filter dual encoder on DIR/vocab_pairs, early-stopping on dev AUC.
 
     \b
@@ -95,4 +91,4 @@ def voc_de(**options: Any) -> None:
       tnforge train voc-de --data out/sample --out runs/voc-de --negatives class,global
       tnforge train voc-de --data out/sample --out runs/voc-de-topk --negatives topk
     """
-    _train("vocabulary", options)
+    _train("vocabulary", resume, overwrite, options)

@@ -16,8 +16,7 @@ T, M = TrainConfig(), ModelConfig()
 
 
 @common.command("seq2seq", short_help="The attention seq2seq normalizer: characters in, words out.")
-@click.option("--data", "-d", required=True, type=click.Path(exists=True), callback=common.dataset_input,
-              help="Dataset directory (examples/train and examples/dev are used).")
+@common.data_option("Dataset directory (examples/train and examples/dev are used).")
 @common.out_option(help="Run directory: checkpoints, metrics.jsonl, training.png.")
 @common.device_option(T.device)
 @common.run_options
@@ -67,7 +66,7 @@ def seq2seq(resume: bool, overwrite: bool, **options: Any) -> None:
       tnforge train seq2seq --data out/sample --out runs/s2s --resume
     """
     model = ModelConfig(**{f.name: options.pop(f.name) for f in fields(ModelConfig)})
-    with common.training_errors():
+    with common.click_errors():
         note, summary = describe(train(TrainConfig(**options, model=model), resume=resume, overwrite=overwrite))
     click.echo(note, err=True)
     click.echo(summary)
