@@ -68,11 +68,10 @@ def build(ctx: click.Context, inputs: tuple[str, ...], workers: int, overwrite: 
       tnforge build data/output-000*-of-00100 --out out/en --workers 2
       tnforge build train.csv --out out/kaggle --split-ratios 0.8,0.1,0.1 --trivial-fraction 0.2
     """
-    from tnforge.pipelines.build_job import BuildError, build_dataset
+    from tnforge.pipelines.build_job import build_dataset
 
     config = BuildConfig(inputs=tuple(inputs) or (bundled_sample(),),
                          pipeline_args=tuple(ctx.meta.get("pipeline_args", ())), **options)
     wanted = NegativesConfig(kinds=negatives, ratio=ratio, topk_from=topk_from, grammar=grammar,
                              seed=config.seed) if negatives else None
-    with common.click_errors(BuildError):
-        build_dataset(config, wanted, validate, workers=workers, overwrite=overwrite, echo=click.echo)
+    build_dataset(config, wanted, validate, workers=workers, overwrite=overwrite, echo=click.echo)

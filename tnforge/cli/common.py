@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import click
@@ -59,10 +58,15 @@ weight_option = shared_option("--lambda", "weight", type=click.FloatRange(0), he
 
 
 def command(name: str | None = None, **settings: Any) -> Decorator:
-    """A tnforge command: `click.command` showing option defaults in --help, with `--config FILE` first."""
+    """A tnforge command: `click.command` showing option defaults in --help, with `--config FILE` first;
+    library errors (missing files, bad values) end as one line (`click_errors`)."""
     def decorate(function: Any) -> Any:
-        command = click.command(name, context_settings={"show_default": True}, **settings)
-        return command(config_option(function))
+        @functools.wraps(function)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with click_errors():
+                return function(*args, **kwargs)
+
+        return click.command(name, context_settings={"show_default": True}, **settings)(config_option(run))
 
     return decorate
 
@@ -133,20 +137,14 @@ class PassThroughCommand(click.Command):
         return super().parse_args(ctx, args)
 
 
-def load_seq2seq(model: str, device: str, threads: int = 0) -> Any:
-    """A trained seq2seq model for a command (a click error when it cannot be loaded on that device)."""
+def load_seq2seq(model: str, device: str, threads: int = 0, data: str | None = None,
+                 split: str | None = None) -> Any:
+    """A trained seq2seq model on `device`; with `data`, (model, the examples files of `split`)."""
+    from tnforge.trainers.seq2seq.data import example_files
     from tnforge.trainers.seq2seq.loading import load_on
 
-    with click_errors():
-        return load_on(model, device, threads)
-
-
-def example_files_of(data: str, split: str) -> list[Path]:
-    """The examples Parquet files of a dataset directory, folder or file (a click error when there are none)."""
-    from tnforge.trainers.seq2seq.data import example_files
-
-    with click_errors():
-        return example_files(data, split)
+    loaded = load_on(model, device, threads)
+    return loaded if data is None else (loaded, example_files(data, split))
 
 
 @contextmanager
@@ -168,5 +166,4 @@ def constraint_of(loaded: Any, seq_de: str | None, voc_de: str | None, grammar_c
 
     with grammar_errors("--grammar-constraint"):
         reading_words, covered = adapter.reading_words() if grammar_constraint else (None, frozenset())
-    with click_errors():
-        return build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)
+    return build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)

@@ -38,16 +38,14 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: list[
     from tnforge.trainers.evaluation.comparison import publish_comparison
     from tnforge.trainers.evaluation.constraint_runs import run_comparison
 
-    loaded = common.load_seq2seq(model, device, threads)
-    files = common.example_files_of(data, split)
+    loaded, files = common.load_seq2seq(model, device, threads, data, split)
     with common.grammar_errors("--grammar-constraint"):
         reading_words, covered = adapter.reading_words() if grammar_constraint else (None, frozenset())
     judge, note = adapter.judge()
-    with common.click_errors():
-        pieces = constraint_pieces(loaded, seq_de, voc_de, reading_words, covered, weight)
-        result = run_comparison(loaded, files, split, configuration_matrix(pieces), judge, beam=beam,
-                                batch_size=batch_size, progress=common.token_progress, on_decoded=lambda name, n, s: click.echo(
-                                    f"{name}: decoded {n:,} tokens in {s:.1f} s", err=True))
+    pieces = constraint_pieces(loaded, seq_de, voc_de, reading_words, covered, weight)
+    result = run_comparison(loaded, files, split, configuration_matrix(pieces), judge, beam=beam,
+                            batch_size=batch_size, progress=common.token_progress, on_decoded=lambda name, n, s: click.echo(
+                                f"{name}: decoded {n:,} tokens in {s:.1f} s", err=True))
     markdown, paths = publish_comparison(result, report, loaded.path, data, split, weight, beam)
     click.echo(markdown.rstrip())
     click.echo(f"\n{note}. report: " + ", ".join(str(p) for p in paths))

@@ -34,11 +34,9 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
     """
     from tnforge.trainers.decoding.outputs import write_hypotheses
 
-    loaded = common.load_seq2seq(model, device, threads)
+    loaded, files = common.load_seq2seq(model, device, threads, data, split)
     constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
-    files = common.example_files_of(data, split)
-    with common.click_errors():
-        written = write_hypotheses(loaded, files, out, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
-                                   copies=copies, rows_per_file=rows_per_file, constraint=constraint,
-                                   progress=common.token_progress)
+    written = write_hypotheses(loaded, files, out, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
+                               copies=copies, rows_per_file=rows_per_file, constraint=constraint,
+                               progress=common.token_progress)
     click.echo(written.describe(out, beam, top_k, loaded.device, constraint_note))

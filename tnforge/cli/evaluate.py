@@ -37,11 +37,9 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
 
     with common.grammar_errors("--grammar"):
         judge, note = adapter.judge(grammar)
-    loaded = common.load_seq2seq(model, device, threads)
+    loaded, files = common.load_seq2seq(model, device, threads, data, split)
     constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
-    files = common.example_files_of(data, split)
-    with common.click_errors():
-        result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, common.token_progress)
+    result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, common.token_progress)
     title = f"Evaluation of {loaded.path} on {data} ({split}; {constraint_note})"
     click.echo(summary(result, title, note))
     if report:

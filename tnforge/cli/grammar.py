@@ -7,18 +7,15 @@ import time
 
 import click
 
+from tnforge.cli import common
 from tnforge.config import config_option
 from tnforge.gold_pairs import read_gold_pairs
 from tnforge.schemas.classes import NAMES as _CLASSES
 
 
 def _gold_pairs(source: str, classes: tuple[str, ...] = ()) -> list[tuple[str, str, str, int]]:
-    try:
+    with common.click_errors():  # no dataset, no corpus file: one line
         return read_gold_pairs(source, classes)
-    except FileNotFoundError as error:
-        raise click.ClickException(str(error)) from error
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="DIR") from error
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

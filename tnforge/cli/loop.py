@@ -50,9 +50,8 @@ def loop(model: str, data: str, out: str, device: str, threads: int, **options: 
         click.echo(round_note(row), err=True)
         click.echo(rounds_so_far(done, config).rstrip() + "\n")
 
-    with common.click_errors():
-        rows = run_loop(loaded, Path(data), Path(out), regenerate_negatives, config, judge,
-                        common.token_progress, on_round=report)
+    rows = run_loop(loaded, Path(data), Path(out), regenerate_negatives, config, judge,
+                    common.token_progress, on_round=report)
     title = f"Adversarial loop of {loaded.path} on {data} ({config.split}, λ={config.weight:g})"
     markdown, paths = write_loop(rows, out, title)
     click.echo(markdown.rstrip())

@@ -32,12 +32,10 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
 
     if not seq_de and not voc_de:
         raise click.UsageError("give --seq-de and/or --voc-de: there is nothing to weigh")
-    loaded = common.load_seq2seq(model, device, threads)
-    files = common.example_files_of(data, split)
+    loaded, files = common.load_seq2seq(model, device, threads, data, split)
     judge, note = adapter.judge()
-    with common.click_errors():
-        rows = run_sweep(loaded, files, split, lambdas, seq_de, voc_de, judge, beam, batch_size, common.token_progress,
-                         on_decoded=lambda label, n, s: click.echo(f"{label}: {n:,} tokens in {s:.1f} s", err=True))
+    rows = run_sweep(loaded, files, split, lambdas, seq_de, voc_de, judge, beam, batch_size, common.token_progress,
+                     on_decoded=lambda label, n, s: click.echo(f"{label}: {n:,} tokens in {s:.1f} s", err=True))
     markdown, paths = write_sweep(rows, out, f"λ sweep of {loaded.path} on {data} ({split})")
     click.echo(markdown.rstrip())
     click.echo(f"\n{fewest_errors(rows)}; {note}. " + ", ".join(str(p) for p in paths))

@@ -7,14 +7,10 @@ import sys
 import click
 
 from tnforge.cli import common
-from tnforge.config import config_option
 
 
-@click.command(
-    epilog="Examples:\n\n\b\n  tnforge validate out/en\n  tnforge validate out/en --docs /tmp/en-docs\n"
-    "  tnforge validate out/en --json > report.json"
-)
-@config_option
+@common.command(epilog="Examples:\n\n\b\n  tnforge validate out/en\n  tnforge validate out/en --docs /tmp/en-docs\n"
+                "  tnforge validate out/en --json > report.json")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--docs", "docs", type=click.Path(file_okay=False),
               help="Where to render the Data Docs (default DIRECTORY/validation/docs).")
@@ -32,8 +28,7 @@ def validate(directory: str, docs: str | None, only: str | None, no_docs: bool, 
     from tnforge.validation import validate_directory
 
     chosen = [name.strip() for name in only.split(",") if name.strip()] if only else None
-    with common.click_errors():
-        report = validate_directory(directory, docs_dir=docs, only=chosen, render_docs=not no_docs, quiet=quiet)
+    report = validate_directory(directory, docs_dir=docs, only=chosen, render_docs=not no_docs, quiet=quiet)
     click.echo(report.to_json() if as_json else report.format_table())
     click.echo(report.verdict(), file=sys.stderr)
     if not report.success:

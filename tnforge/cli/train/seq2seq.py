@@ -66,7 +66,6 @@ def seq2seq(resume: bool, overwrite: bool, **options: Any) -> None:
       tnforge train seq2seq --data out/sample --out runs/s2s --resume
     """
     model = ModelConfig(**{f.name: options.pop(f.name) for f in fields(ModelConfig)})
-    with common.click_errors():
-        note, summary = describe(train(TrainConfig(**options, model=model), resume=resume, overwrite=overwrite))
+    note, summary = describe(train(TrainConfig(**options, model=model), resume=resume, overwrite=overwrite))
     click.echo(note, err=True)
     click.echo(summary)
