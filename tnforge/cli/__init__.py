@@ -3,8 +3,6 @@ used, so `tnforge --help` stays instant and each command imports only the heavy 
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from tnforge import __version__
@@ -37,5 +35,5 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
-    cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="tnforge")
+    cli.main(args=argv, prog_name="tnforge")  # None: the process's arguments
 
