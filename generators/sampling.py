@@ -9,6 +9,12 @@ generator, so they are identical on every runner and worker count:
 * each member of an up-sampled group (a MEASURE unit seen fewer than `measure_min_count` times, or the
   CARDINALs of value ≥ `cardinal_min_value`) gets ⌊target / n⌋ copies, plus one for the members whose `u`
   ranks among the first `target mod n` — so the group has exactly `target` examples.
+
+The configured targets are the paper's absolute ones, chosen for a ~10M-token corpus. Two caps scale them
+to the corpus at hand (`scaled_targets`): no token gets more than `max_copies_per_token` copies (0: no
+cap), and when all groups' copies would exceed `max_copy_share` of the train split's examples (trivial
+ones included), every group's copies are scaled down by one factor so they fit. `max_copy_share` 1.0 and
+`max_copies_per_token` 0 give the absolute targets.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ class SamplingOptions:
     measure_min_count: int = 100
     cardinal_min_value: int = 1_000_000
     cardinal_target: int = 10_000
+    max_copy_share: float = 0.25  # up-sampling copies ≤ this share of train examples (1.0: no cap)
+    max_copies_per_token: int = 100  # copies of one token at most (0: no cap)
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -40,6 +48,10 @@ class SamplingOptions:
             raise ValueError(f"trivial fraction must be in (0, 1], not {self.trivial_fraction}")
         if self.measure_min_count < 0 or self.cardinal_target < 0:
             raise ValueError("up-sampling targets must be non-negative")
+        if not 0 <= self.max_copy_share <= 1:
+            raise ValueError(f"max copy share must be in [0, 1], not {self.max_copy_share}")
+        if self.max_copies_per_token < 0:
+            raise ValueError("max copies per token must be non-negative (0: no cap)")
 
 
 def sample_hashes(keys: np.ndarray, seed: int) -> np.ndarray:
@@ -118,10 +130,11 @@ class SamplingPlan:
 
     trivial_threshold: int
     copies: dict[int, int]  # sampling hash u -> number of examples (original + copies)
-    upsampled: dict[str, dict[str, int]]  # group -> {"tokens": n, "examples": target}
+    upsampled: dict[str, dict]  # group -> {"tokens", "examples", "target", "limited_by"}
     trivial_tokens: int
     trivial_kept: int
     nontrivial_examples: int
+    copy_budget: dict = field(default_factory=dict)  # what the caps allowed: see `scaled_targets`
 
     def keep_trivial(self, u: np.ndarray) -> np.ndarray:
         """Mask of trivial train tokens to keep."""
@@ -139,33 +152,73 @@ class SamplingPlan:
         return self.trivial_kept / total if total else 0.0
 
 
-def make_plan(stats: TrainStats, options: SamplingOptions) -> SamplingPlan:
-    """Turn merged train statistics into the sampling plan."""
-    copies: dict[int, int] = {}
-    upsampled: dict[str, dict[str, int]] = {}
-    added = 0
+def _trivial_threshold(hist_cumsum: np.ndarray, fraction: float, nontrivial_examples: int) -> tuple[int, int]:
+    """(threshold, trivial tokens kept) making trivial examples `fraction` of train, to within one bucket."""
+    total_trivial = int(hist_cumsum[-1])
+    wanted = total_trivial if fraction >= 1 else round(fraction / (1 - fraction) * nontrivial_examples)
+    if wanted >= total_trivial:
+        return KEEP_ALL, total_trivial
+    if wanted <= 0:
+        return 0, 0
+    bucket = int(np.searchsorted(hist_cumsum, wanted))  # cumulative[bucket] >= wanted
+    if bucket > 0 and wanted - hist_cumsum[bucket - 1] < hist_cumsum[bucket] - wanted:
+        bucket -= 1
+    return (bucket + 1) << (64 - HIST_BITS), int(hist_cumsum[bucket])
+
+
+def scaled_targets(stats: TrainStats, options: SamplingOptions, hist_cumsum: np.ndarray) -> tuple[dict, dict]:
+    """The applied target of each up-sampled group, and the copy budget that decided them.
+
+    A group's target is first capped at `tokens × (1 + max_copies_per_token)`. Then the largest number of
+    copies B that is at most `max_copy_share` of the train split it makes (non-trivial examples + B + the
+    trivial examples kept for them) is found by bisection (every candidate checked exactly); when the groups
+    want more than B copies, each group's copies are scaled by B / wanted (rounded down), so the cap holds."""
+    groups: dict[str, dict] = {}
     for name in sorted(stats.groups):
         group = stats.groups[name]
         target = group_target(name, options)
         if group.members is None or group.count >= target or group.count == 0:
             continue
-        base, extra = divmod(target, group.count)
+        applied, limited_by = target, None
+        if options.max_copies_per_token and target > group.count * (1 + options.max_copies_per_token):
+            applied, limited_by = group.count * (1 + options.max_copies_per_token), "max_copies_per_token"
+        groups[name] = {"tokens": group.count, "examples": applied, "target": target, "limited_by": limited_by}
+    wanted = sum(g["examples"] - g["tokens"] for g in groups.values())
+    share, nontrivial = options.max_copy_share, stats.nontrivial
+
+    def fits(copies: int) -> bool:
+        kept = _trivial_threshold(hist_cumsum, options.trivial_fraction, nontrivial + copies)[1]
+        return copies <= share * (nontrivial + copies + kept)
+
+    allowed = wanted
+    if share < 1 and not fits(wanted):
+        low, high = 0, wanted - 1
+        while low < high:
+            mid = (low + high + 1) // 2
+            if fits(mid):
+                low = mid
+            else:
+                high = mid - 1
+        allowed = low
+        for group in groups.values():
+            extra = (group["examples"] - group["tokens"]) * allowed // wanted
+            group["examples"], group["limited_by"] = group["tokens"] + extra, "max_copy_share"
+    budget = {"max_copy_share": share, "max_copies_per_token": options.max_copies_per_token,
+              "wanted_copies": wanted, "copies": sum(g["examples"] - g["tokens"] for g in groups.values())}
+    return groups, budget
+
+
+def make_plan(stats: TrainStats, options: SamplingOptions) -> SamplingPlan:
+    """Turn merged train statistics into the sampling plan."""
+    cumulative = np.cumsum(stats.trivial_hist)
+    upsampled, budget = scaled_targets(stats, options, cumulative)
+    copies: dict[int, int] = {}
+    for name, applied in upsampled.items():
+        group = stats.groups[name]
+        assert group.members is not None
+        base, extra = divmod(applied["examples"], group.count)
         for rank, u in enumerate(sorted(group.members)):
             copies[u] = base + (1 if rank < extra else 0)
-        upsampled[name] = {"tokens": group.count, "examples": target}
-        added += target - group.count
-    nontrivial_examples = stats.nontrivial + added
-    total_trivial = int(stats.trivial_hist.sum())
-    fraction = options.trivial_fraction
-    wanted = total_trivial if fraction >= 1 else round(fraction / (1 - fraction) * nontrivial_examples)
-    if wanted >= total_trivial:
-        return SamplingPlan(KEEP_ALL, copies, upsampled, total_trivial, total_trivial, nontrivial_examples)
-    if wanted <= 0:
-        return SamplingPlan(0, copies, upsampled, total_trivial, 0, nontrivial_examples)
-    cumulative = np.cumsum(stats.trivial_hist)
-    bucket = int(np.searchsorted(cumulative, wanted))  # cumulative[bucket] >= wanted
-    if bucket > 0 and wanted - cumulative[bucket - 1] < cumulative[bucket] - wanted:
-        bucket -= 1
-    kept = int(cumulative[bucket])
-    threshold = (bucket + 1) << (64 - HIST_BITS)
-    return SamplingPlan(threshold, copies, upsampled, total_trivial, kept, nontrivial_examples)
+    nontrivial_examples = stats.nontrivial + budget["copies"]
+    threshold, kept = _trivial_threshold(cumulative, options.trivial_fraction, nontrivial_examples)
+    return SamplingPlan(threshold, copies, upsampled, int(cumulative[-1]), kept, nontrivial_examples, budget)

@@ -216,6 +216,7 @@ def _save_state(_, path: str, stats: dict, plan: SamplingPlan, counts: dict, wri
             "trivial_kept": plan.trivial_kept,
             "nontrivial_examples": plan.nontrivial_examples,
             "upsampled": plan.upsampled,
+            "copy_budget": plan.copy_budget,
         },
         "written": sorted(list(w) for w in written),
     }

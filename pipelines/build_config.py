@@ -33,6 +33,8 @@ class BuildConfig:
     measure_min_count: int = _SAMPLING.measure_min_count
     cardinal_min_value: int = _SAMPLING.cardinal_min_value
     cardinal_target: int = _SAMPLING.cardinal_target
+    max_copy_share: float = _SAMPLING.max_copy_share
+    max_copies_per_token: int = _SAMPLING.max_copies_per_token
     seed: int = _SAMPLING.seed
     shards: int = 0  # 0 = automatic, from the input size
     max_token_chars: int = 4096
@@ -46,6 +48,8 @@ class BuildConfig:
             measure_min_count=self.measure_min_count,
             cardinal_min_value=self.cardinal_min_value,
             cardinal_target=self.cardinal_target,
+            max_copy_share=self.max_copy_share,
+            max_copies_per_token=self.max_copies_per_token,
             seed=self.seed,
         )
 

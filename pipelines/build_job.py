@@ -27,7 +27,7 @@ from tnforge.manifest import (
 from tnforge.pipelines.build_config import BuildConfig, auto_shards
 from tnforge.pipelines.manifest import make_manifest, rejects_line, summary_table
 from tnforge.pipelines.negatives_config import NegativesConfig
-from tnforge.progress import log
+from tnforge.progress import log, quiet_library_logs
 from tnforge.sources import file_identity, name_inputs
 from tnforge.splits import resolve_mode
 
@@ -125,6 +125,14 @@ def check_not_empty(manifest: dict, out: str, files: int) -> None:
                      f"{rejects_line(manifest) or 'rejects: none'}")
 
 
+def repairs_line(entry: dict) -> str:
+    """"FILE: BOM removed; N CRLF line ends repaired" for a manifest's input entry."""
+    repairs = (["BOM removed"] if entry.get("bom") else []) + (
+        [f"{entry['crlf_lines']:,} CRLF line end{'s' * (entry['crlf_lines'] != 1)} repaired"]
+        if entry.get("crlf_lines") else [])
+    return f"{entry['path']}: {'; '.join(repairs)}"
+
+
 def _complete(root: str) -> bool:
     """Whether `root` holds a finished build (of any layout)."""
     try:
@@ -158,7 +166,8 @@ def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool =
     log(f"building {config.out} from {len(files)} file(s), {sum(s for _, s in files) / 1e6:.1f} MB; "
         f"split {mode}, {shards} shard(s)")
     try:
-        state = run_pipeline(config, name_inputs(files), shards, workers)
+        with quiet_library_logs():
+            state = run_pipeline(config, name_inputs(files), shards, workers)
     except BaseException as error:
         if interrupted(error):
             raise Interrupted(f"interrupted; {config.out} left incomplete") from error
@@ -168,6 +177,9 @@ def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool =
         return None
     manifest = make_manifest(config, shards, state, time.monotonic() - start)
     manifest["repeated_inputs"] = repeated
+    for entry in manifest["inputs"]:
+        if entry.get("bom") or entry.get("crlf_lines"):
+            log(repairs_line(entry))
     if not config.allow_empty:
         check_not_empty(manifest, config.out, len(files))
     write_manifest(config.out, manifest)
@@ -187,15 +199,19 @@ def build_dataset(config: BuildConfig, negatives: NegativesConfig | None = None,
         raise BuildError("the counts do not reconcile: see accounting in manifest.json")
     if negatives is not None:
         from tnforge.pipelines.negatives_job import run_negatives_job
+        from tnforge.pipelines.negatives_job import summary_table as negatives_table
 
         try:
-            run_negatives_job(config.out, negatives, config.pipeline_args)
+            section = run_negatives_job(config.out, negatives, config.pipeline_args, workers, progress=log)
         except (ValueError, FileNotFoundError, RuntimeError) as error:
             raise BuildError(str(error)) from error
+        echo("\n" + negatives_table(section))
     if validate:
         from tnforge.validation import validate_directory
 
+        log(f"validating {config.out}")
         report = validate_directory(config.out)
-        echo(report.format_table())
+        echo("\n" + report.format_table())
+        echo(report.verdict())
         if not report.success:
             raise BuildError(f"validation failed: see {config.out}/validation/")

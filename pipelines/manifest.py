@@ -73,6 +73,7 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
             "trivial_kept": plan["trivial_kept"],
             "measure_units": measure_units,
             "big_cardinals": plan["upsampled"].get("cardinal:big", {"tokens": 0, "examples": 0}),
+            "copy_budget": {**plan["copy_budget"], "train_examples": sum(splits["train"]["examples"].values())},
         },
         "rejects_by_reason": dict(sorted(rejects.items())),
         "datasets": datasets,
@@ -108,14 +109,18 @@ def summary_table(manifest: dict) -> str:
     lines.append(
         f"train: trivial tokens kept {sampling['trivial_kept']:,} of {sampling['trivial_tokens']:,} "
         f"(rate {sampling['trivial_keep_rate']:.4f}) → trivial share of train examples "
-        f"{sampling['trivial_fraction']:.2%} (target {manifest['config']['trivial_fraction']:.2%}); "
-        f"up-sampling copies {train['copies']:,}"
+        f"{sampling['trivial_fraction']:.2%} (target {manifest['config']['trivial_fraction']:.2%})"
     )
+    budget = sampling.get("copy_budget") or {}
+    if budget:
+        lines.append(f"  {copies_line(budget, train['copies'], sum(train['examples'].values()))}")
+    else:
+        lines.append(f"  up-sampling copies {train['copies']:,}")
     for unit, group in sorted(sampling["measure_units"].items()):
-        lines.append(f"  MEASURE unit {unit!r}: {group['tokens']} → {group['examples']} examples")
+        lines.append(f"  MEASURE unit {unit!r}: {upsampling_line(group, budget)}")
     big = sampling["big_cardinals"]
     if big.get("tokens"):
-        lines.append(f"  CARDINAL ≥ {manifest['config']['cardinal_min_value']:,}: {big['tokens']} → {big['examples']} examples")
+        lines.append(f"  CARDINAL ≥ {manifest['config']['cardinal_min_value']:,}: {upsampling_line(big, budget)}")
     acc = manifest["accounting"]
     lines.append(
         f"records {acc['input_records']:,} = kept {acc['kept']:,} + sampled out {acc['sampled_out']:,} + "
@@ -125,6 +130,27 @@ def summary_table(manifest: dict) -> str:
     if manifest["rejects_by_reason"]:
         lines.append(rejects_line(manifest))
     return "\n".join(lines)
+
+
+def copies_line(budget: dict, copies: int, train_examples: int) -> str:
+    """How many up-sampling copies the caps allowed, against what the targets wanted."""
+    share = f"{copies / train_examples:.1%}" if train_examples else "0%"
+    caps = [f"≤ {budget['max_copy_share']:.0%} of train" if budget["max_copy_share"] < 1 else "",
+            f"≤ {budget['max_copies_per_token']:,} per token" if budget["max_copies_per_token"] else ""]
+    caps_text = "; ".join(c for c in caps if c) or "none (absolute targets)"
+    return (f"up-sampling copies {copies:,} = {share} of train examples (caps: {caps_text}; "
+            f"the configured targets wanted {budget['wanted_copies']:,})")
+
+
+def upsampling_line(group: dict, budget: dict) -> str:
+    """"N tokens → M examples", and why M is not the configured target when a cap lowered it."""
+    tokens = f"{group['tokens']:,} token{'s' if group['tokens'] != 1 else ''} → {group['examples']:,} examples"
+    why = group.get("limited_by")
+    if why == "max_copy_share":
+        return f"{tokens} (target {group['target']:,} scaled to keep copies ≤ {budget['max_copy_share']:.0%} of train)"
+    if why == "max_copies_per_token":
+        return f"{tokens} (target {group['target']:,} capped at {budget['max_copies_per_token']:,} copies per token)"
+    return tokens
 
 
 def rejects_line(manifest: dict) -> str:

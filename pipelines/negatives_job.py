@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tnforge.pipelines.negatives_config import NegativesConfig, resolve
+from tnforge.progress import quiet_library_logs
 from tnforge.schemas.negative_kinds import PAIR_TYPES, VOCAB_TYPES
 
 
@@ -27,11 +28,13 @@ def run_negatives_job(
     from tnforge.pipelines.negatives import run_negatives
 
     config = resolve(root, config)
-    return run_negatives(
-        str(root), kinds=list(config.kinds), ratio=config.ratio, topk_from=config.topk_from, grammar=config.grammar,
-        seed=int(config.seed or 0), shards=config.shards, pipeline_args=list(pipeline_args), cap=config.cap,
-        progress=progress, workers=workers, trivial=config.trivial,
-    )
+    with quiet_library_logs():
+        return run_negatives(
+            str(root), kinds=list(config.kinds), ratio=config.ratio, topk_from=config.topk_from,
+            grammar=config.grammar, seed=int(config.seed or 0), shards=config.shards,
+            pipeline_args=list(pipeline_args), cap=config.cap, progress=progress, workers=workers,
+            trivial=config.trivial,
+        )
 
 
 def summary_table(section: dict[str, Any]) -> str:

@@ -213,11 +213,11 @@ def examples_upsampling(params: SuiteParams) -> list[Any]:
     return [
         gxe.ExpectColumnPairValuesAToBeGreaterThanB(
             column_A="examples", column_B="target", or_equal=True,
-            description=f"every up-sampled MEASURE unit has ≥ {params.measure_min_count} train examples",
+            description=f"every up-sampled MEASURE unit reaches its target ({params.measure_min_count} or as capped)",
             **_where(_col("kind") == "measure")),
         gxe.ExpectColumnPairValuesAToBeGreaterThanB(
             column_A="examples", column_B="target", or_equal=True,
-            description=f"the big-CARDINAL group has ≥ {params.cardinal_target} train examples",
+            description=f"the big-CARDINAL group reaches its target ({params.cardinal_target} or as capped)",
             **_where(_col("kind") == "cardinal")),
     ]
 

@@ -23,6 +23,10 @@ from tnforge.windows import window_input
 COMPARE = ["key", "split", "sentence_id", "token_index", "copy", "class", "before", "after", "trivial", "input"]
 
 
+#: The paper's absolute up-sampling targets: no cap on the copies' share of train, none per token.
+ABSOLUTE = {"max_copy_share": 1.0, "max_copies_per_token": 0}
+
+
 def build(inputs, out: Path, **options) -> dict:
     workers = options.pop("workers", None)
     return run_build(BuildConfig(inputs=tuple(str(p) for p in inputs), out=str(out), **options), workers=workers)
@@ -167,7 +171,8 @@ def test_upsampling_reaches_exact_targets(tmp_path):
         sentences.append([("CARDINAL", f"{i + 2},000,000", "x million"), ("PLAIN", "people", "<self>")])
     sentences.append([("CARDINAL", "999,999", "nine hundred …"), ("PUNCT", ".", "sil")])
     corpus = write_corpus(tmp_path / "crafted.tsv", sentences)
-    manifest = build([corpus], tmp_path / "out", split="none", measure_min_count=100, cardinal_target=1000)
+    manifest = build([corpus], tmp_path / "out", split="none", measure_min_count=100, cardinal_target=1000,
+                     **ABSOLUTE)
     train = read_dataset(tmp_path / "out", "examples", "train").to_pylist()
     units = {}
     for row in train:
@@ -178,8 +183,9 @@ def test_upsampling_reaches_exact_targets(tmp_path):
     assert len(big) == 1000
     assert {r["copy"] for r in big} == set(range(250))
     assert sum(1 for r in train if r["before"] == "999,999") == 1
-    assert manifest["sampling"]["measure_units"] == {"kg": {"tokens": 3, "examples": 100},
-                                                    "mA": {"tokens": 7, "examples": 100}}
+    assert manifest["sampling"]["measure_units"] == {
+        "kg": {"tokens": 3, "examples": 100, "target": 100, "limited_by": None},
+        "mA": {"tokens": 7, "examples": 100, "target": 100, "limited_by": None}}
     assert manifest["splits"]["train"]["copies"] == 97 + 93 + 996
     assert manifest["accounting"]["reconciles"]
 
@@ -295,7 +301,9 @@ def test_bundled_sample_builds_by_default(tmp_path):
     for split in schemas.SPLITS:
         classes |= set(manifest["splits"][split]["tokens"])
     assert classes == set(schemas.SEMIOTIC_CLASSES)
-    assert manifest["sampling"]["big_cardinals"]["examples"] == 10_000
+    big = manifest["sampling"]["big_cardinals"]
+    assert big["target"] == 10_000 and big["tokens"] < big["examples"] < 10_000
+    assert big["limited_by"] == "max_copy_share" and f"→ {big['examples']:,} examples (target 10,000 scaled" in result.output
     assert manifest["accounting"]["reconciles"] and manifest["accounting"]["rejected"] == 0
 
 

@@ -17,11 +17,11 @@ torch = pytest.importorskip("torch")
 from tnforge import datasets  # noqa: E402
 from tnforge.cli import cli  # noqa: E402
 
-#: A tiny seq2seq model on the original (copy 0) examples: ~10 steps an epoch.
-TINY_SEQ2SEQ = ["--device", "cpu", "--epochs", "1", "--batch-size", "256", "--max-copies", "1", "--dev-limit", "64",
+#: A tiny seq2seq model on the original examples and one copy: ~12 steps an epoch of the bundled build.
+TINY_SEQ2SEQ = ["--device", "cpu", "--epochs", "1", "--batch-size", "64", "--max-copies", "1", "--dev-limit", "64",
                 "--input-embedding", "8", "--output-embedding", "8", "--encoder-hidden", "16", "--decoder-hidden",
                 "16", "--attention", "8", "--no-progress", "--threads", "1"]
-TINY_DE = ["--device", "cpu", "--epochs", "2", "--batch-size", "2048", "--dim", "16", "--hidden", "16",
+TINY_DE = ["--device", "cpu", "--epochs", "2", "--batch-size", "1024", "--dim", "16", "--hidden", "16",
            "--buckets", "4096", "--no-progress", "--threads", "1"]
 
 

@@ -120,10 +120,11 @@ def upsampling_frame(inputs: FrameInputs) -> pd.DataFrame:
             unit = measure_unit(before) if cls == "MEASURE" else None
             if unit is not None:
                 units[unit] = units.get(unit, 0) + count
-        listed = set(sampling.get("measure_units", {}))
+        listed = sampling.get("measure_units", {})
         rare = {unit for unit, count in units.items() if count < params.measure_min_count}
-        for unit in sorted(listed | rare):
-            out.append((f"MEASURE unit {unit!r}", "measure", units.get(unit, 0), params.measure_min_count))
+        for unit in sorted(set(listed) | rare):  # the applied target (caps may lower the configured one)
+            target = listed.get(unit, {}).get("examples", params.measure_min_count)
+            out.append((f"MEASURE unit {unit!r}", "measure", units.get(unit, 0), target))
     if params.cardinal_target is not None:
         threshold = config.get("cardinal_min_value", 1_000_000)
         big = 0
@@ -131,9 +132,10 @@ def upsampling_frame(inputs: FrameInputs) -> pd.DataFrame:
             value = cardinal_value(before) if cls == "CARDINAL" else None
             if value is not None and value >= threshold:
                 big += count
-        existed = (sampling.get("big_cardinals") or {}).get("tokens", big) > 0
-        if existed:
-            out.append((f"CARDINAL ≥ {threshold:,}", "cardinal", big, params.cardinal_target))
+        group = sampling.get("big_cardinals") or {}
+        if group.get("tokens", big) > 0:
+            target = group.get("examples") or params.cardinal_target
+            out.append((f"CARDINAL ≥ {threshold:,}", "cardinal", big, target))
     return pd.DataFrame(out, columns=["group", "kind", "examples", "target"])
 
 

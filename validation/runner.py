@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from tnforge.manifest import check_input, read_manifest
+from tnforge.progress import quiet_library_logs
 from tnforge.schemas import suites
 from tnforge.validation import registry
 from tnforge.validation.docs import finish_docs
@@ -157,6 +158,28 @@ def frame_error(frame: str, error: Exception) -> CheckResult:
 
 
 def validate_directory(
+    root: str | os.PathLike,
+    docs_dir: str | os.PathLike | None = None,
+    *,
+    only: Iterable[str] | None = None,
+    render_docs: bool = True,
+    quiet: bool = True,
+) -> ValidationReport:
+    """Validate every dataset present in a dataset directory; write JSON results and Data Docs.
+
+    Results go to `ROOT/validation/*.json`, Data Docs to `docs_dir` (default `ROOT/validation/docs`).
+    `only` restricts the run to some datasets (names as in `tnforge.schemas.SCHEMAS`, plus "manifest");
+    `render_docs=False` skips the Data Docs. Great Expectations' INFO log lines are silenced meanwhile.
+    """
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+    import great_expectations  # noqa: F401 - imported before its loggers are quieted
+    import great_expectations.data_context.types.base  # noqa: F401 - sets its logger to INFO on import
+
+    with quiet_library_logs():
+        return _validate_directory(root, docs_dir, only=only, render_docs=render_docs, quiet=quiet)
+
+
+def _validate_directory(
     root: str | os.PathLike,
     docs_dir: str | os.PathLike | None = None,
     *,
