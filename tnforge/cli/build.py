@@ -32,6 +32,10 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
               help="CARDINALs of at least this value form the big-number group.")
 @click.option("--cardinal-target", default=B.cardinal_target, type=click.IntRange(0),
               help="Up-sample the big-CARDINAL group to this many examples.")
+@click.option("--max-copy-share", default=B.max_copy_share, type=click.FloatRange(0, 1),
+              help="Scale up-sampling targets down so copies stay at most this share of train examples (1: no cap).")
+@click.option("--max-copies-per-token", default=B.max_copies_per_token, type=click.IntRange(0),
+              help="At most this many up-sampling copies of one token (0: no cap).")
 @click.option("--seed", default=B.seed, type=click.IntRange(0),
               help="Seed of the stable hashes behind splits and sampling.")
 @click.option("--shards", default=B.shards, type=click.IntRange(0),

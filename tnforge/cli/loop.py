@@ -20,8 +20,7 @@ DEFAULTS = LoopConfig()
 @click.option("--rounds", default=DEFAULTS.rounds, type=click.IntRange(1), help="Adversarial rounds.")
 @click.option("--split", default=DEFAULTS.split, help="Split evaluated after each round.")
 @click.option("--top-k", default=DEFAULTS.top_k, type=click.IntRange(1), help="Hypotheses per training input.")
-@common.ratio_option(f"{DEFAULTS.ratio:g}",
-                     "Negatives per positive when regenerating ('all' for every candidate).")
+@common.ratio_option(f"{DEFAULTS.ratio:g}", "Negatives per positive when regenerating ('all' for every candidate).")
 @common.weight_option(DEFAULTS.weight, "Vocabulary filter weight λ.")
 @common.epochs_option(DEFAULTS.epochs, "Epochs of each filter retraining.")
 @common.decoding_options

@@ -61,8 +61,7 @@ def _train_options(kind: str) -> Any:
 
 def _train(kind: str, resume: bool, overwrite: bool, options: dict[str, Any]) -> None:
     """Train one dual encoder from the command's options; prints the dev figures (also in RUN/dev.md)."""
-    config = runs.config_of(kind, **options)
-    note, summary = runs.describe(*runs.train_with_report(config, resume, overwrite))
+    note, summary = runs.describe(*runs.train_with_report(runs.config_of(kind, **options), resume, overwrite))
     click.echo(note, err=True)
     click.echo(summary)
 
