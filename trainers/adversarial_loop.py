@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 from tnforge.trainers.decoding.outputs import Progress
 from tnforge.trainers.evaluation.accuracy import BatchJudge
 
@@ -107,8 +108,8 @@ class LoopConfig:
     ratio: float | None = 3.0  # negatives per positive when regenerating (None: every candidate)
     weight: float = WEIGHT  # vocabulary filter weight λ
     epochs: int = 20  # of each filter retraining
-    beam: int = 5
-    batch_size: int = 256
+    beam: int = BEAM
+    batch_size: int = BATCH_SIZE
 
 
 def loop_dataset(source: Path, work: Path) -> Path:

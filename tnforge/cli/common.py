@@ -14,6 +14,7 @@ from tnforge.config import config_option, parse_ratio
 from tnforge.manifest import check_input
 from tnforge.progress import token_progress as token_progress  # the decoding commands' progress bar
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 
 Decorator = Callable[[Any], Any]
 
@@ -27,7 +28,7 @@ def data_option(help: str, file_okay: bool = True) -> Decorator:
 # Options shared by the commands that load a seq2seq model and decode a dataset.
 model_option = click.option("--model", "-m", required=True, type=click.Path(exists=True),
                             help="Seq2seq run directory (uses best.pt) or a checkpoint file.")
-beam_option = click.option("--beam", default=5, type=click.IntRange(1), help="Beam width.")
+beam_option = click.option("--beam", default=BEAM, type=click.IntRange(1), help="Beam width.")
 
 
 def shared_option(*names: str, **settings: Any) -> Callable[..., Decorator]:
@@ -82,7 +83,7 @@ model_and_data = option_group(model_option, data_option(
 #: --device and --threads, the last options of every model command.
 runtime_options = option_group(device_option("auto"), threads_option(0))
 #: --beam and --batch-size of the decoding commands.
-decoding_options = option_group(beam_option, batch_size_option(256))
+decoding_options = option_group(beam_option, batch_size_option(BATCH_SIZE))
 
 #: --seq-de, --voc-de, --grammar-constraint, --lambda of decode and evaluate (see `constraint_of`).
 constraint_options = option_group(

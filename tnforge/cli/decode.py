@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
+from tnforge.trainers.decoding.defaults import TOP_K
 
 
 @common.command()
@@ -12,9 +13,8 @@ from tnforge.cli import common
 @click.option("--split", default="dev", help="Split to decode (dataset directories, or files with a split column).")
 @click.option("--out", "-o", required=True,
               help="Hypotheses output: a folder of Parquet parts, or one file when it ends in .parquet.")
-@common.beam_option
-@click.option("--top-k", default=10, type=click.IntRange(1), help="Distinct hypotheses kept per input.")
-@common.batch_size_option(256)
+@common.decoding_options
+@click.option("--top-k", default=TOP_K, type=click.IntRange(1), help="Distinct hypotheses kept per input.")
 @click.option("--copies/--no-copies", default=False, help="Also decode the build's up-sampling copies.")
 @click.option("--rows-per-file", default=1_000_000, type=click.IntRange(1), help="Hypotheses per Parquet part.")
 @common.constraint_options

@@ -1,5 +1,4 @@
-"""`tnforge evaluate`: token, class and sentence accuracy of a trained seq2seq model on a split
-(`trainers.decoding.outputs.evaluate_decoding`, reported by `trainers.evaluation.accuracy`)."""
+"""`tnforge evaluate`: token, class and sentence accuracy of a seq2seq model (`trainers.decoding.outputs`)."""
 
 from __future__ import annotations
 

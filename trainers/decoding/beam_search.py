@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
+from tnforge.trainers.decoding.defaults import BEAM
 from tnforge.trainers.decoding.hooks import BatchConstraint, StepContext
 from tnforge.trainers.seq2seq.model import Seq2Seq
 from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, UNK
@@ -45,7 +46,7 @@ def beam_search(
     model: Seq2Seq,
     source: torch.Tensor,
     lengths: torch.Tensor,
-    beam: int = 5,
+    beam: int = BEAM,
     keep: int = 1,
     max_length: int = 40,
     constraint: BatchConstraint | None = None,

@@ -14,6 +14,7 @@ import torch
 
 from tnforge import schemas
 from tnforge.trainers.decoding.beam_search import beam_search
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 from tnforge.trainers.decoding.hooks import ConstraintBatch, Counts, DecodingConstraint
 from tnforge.trainers.seq2seq.data import Batch, bucketed_batches, make_batch
 from tnforge.trainers.seq2seq.loading import LoadedModel
@@ -46,7 +47,7 @@ def max_output_length(loaded: LoadedModel) -> int:
 def decode_batch(
     loaded: LoadedModel,
     batch: Batch,
-    beam: int = 5,
+    beam: int = BEAM,
     top_k: int = 1,
     constraint: DecodingConstraint | None = None,
     max_length: int | None = None,
@@ -92,9 +93,9 @@ def decode_files(
     loaded: LoadedModel,
     files: Sequence[Path],
     split: str | None = None,
-    beam: int = 5,
+    beam: int = BEAM,
     top_k: int = 1,
-    batch_size: int = 256,
+    batch_size: int = BATCH_SIZE,
     constraint: DecodingConstraint | None = None,
     on_batch: Callable[[int], None] | None = None,
     originals_only: bool = False,
@@ -137,7 +138,7 @@ def hypotheses_table(rows: dict[str, list], ranked: Sequence[Ranked]) -> pa.Tabl
     return pa.Table.from_pydict(out, schema=schemas.HYPOTHESES)
 
 
-def decode_windows(loaded: LoadedModel, windows: Sequence[str], beam: int = 5, batch_size: int = 256,
+def decode_windows(loaded: LoadedModel, windows: Sequence[str], beam: int = BEAM, batch_size: int = BATCH_SIZE,
                    constraint: DecodingConstraint | None = None) -> list[str]:
     """The best reading of each window (`… <norm> token </norm> …`), in order."""
     readings: list[str] = []

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, TOP_K
 from tnforge.trainers.decoding.hooks import Counts, merge_counts
 from tnforge.trainers.evaluation.accuracy import BatchJudge
 
@@ -31,7 +32,7 @@ def original_tokens(files: Sequence[Path], split: str | None) -> int:
 
 
 def decode_predictions(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
-                       beam: int = 5, batch_size: int = 256,
+                       beam: int = BEAM, batch_size: int = BATCH_SIZE,
                        on_batch: OnBatch | None = None) -> tuple[Predictions, float, Counts]:
     """Best reading of every original (non-copy) example, as evaluation predictions, the seconds taken, and the
     constraint's counts summed over the batches."""
@@ -52,7 +53,7 @@ def decode_predictions(loaded: Any, files: Sequence[Path], split: str | None, co
 
 
 def decode_with_progress(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
-                         beam: int = 5, batch_size: int = 256, progress: Progress | None = None,
+                         beam: int = BEAM, batch_size: int = BATCH_SIZE, progress: Progress | None = None,
                          label: str = "decode", total: int | None = None) -> tuple[Predictions, float, Counts]:
     """`decode_predictions` under a progress bar labelled `label` (`total`: the split's original tokens,
     counted when not given; count once when decoding the same split several times)."""
@@ -64,7 +65,7 @@ def decode_with_progress(loaded: Any, files: Sequence[Path], split: str | None, 
 
 
 def evaluate_decoding(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
-                      judge: BatchJudge | None = None, beam: int = 5, batch_size: int = 256, progress: Progress | None = None,
+                      judge: BatchJudge | None = None, beam: int = BEAM, batch_size: int = BATCH_SIZE, progress: Progress | None = None,
                       label: str = "evaluate", total: int | None = None) -> dict[str, Any]:
     """Decode the split's originals and evaluate the best readings (`trainers.evaluation.evaluate`), errors
     judged by the covering grammar's batch `judge` when given."""
@@ -94,7 +95,7 @@ class HypothesesWritten:
 
 
 def write_hypotheses(loaded: Any, files: Sequence[Path], out: str | os.PathLike, split: str | None = None,
-                     beam: int = 5, top_k: int = 10, batch_size: int = 256, copies: bool = False,
+                     beam: int = BEAM, top_k: int = TOP_K, batch_size: int = BATCH_SIZE, copies: bool = False,
                      rows_per_file: int = 1_000_000, constraint: Any = None,
                      progress: Progress | None = None) -> HypothesesWritten:
     """Decode examples files and write their top-k hypotheses (schema `hypotheses`).

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tnforge.schemas.classes import COVERED
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 from tnforge.trainers.decoding.outputs import Predictions, Progress, decode_with_progress, original_tokens
 from tnforge.trainers.evaluation.accuracy import BatchJudge
 from tnforge.trainers.evaluation.comparison import (
@@ -26,8 +27,8 @@ OnDecoded = Callable[[str, int, float], None]
 
 
 def run_comparison(loaded: Any, files: Sequence[Path], split: str | None, configurations: Mapping[str, Any],
-                   judge: BatchJudge | None = None, covered: Collection[str] = COVERED, beam: int = 5,
-                   batch_size: int = 256, progress: Progress | None = None,
+                   judge: BatchJudge | None = None, covered: Collection[str] = COVERED, beam: int = BEAM,
+                   batch_size: int = BATCH_SIZE, progress: Progress | None = None,
                    on_decoded: OnDecoded | None = None) -> dict[str, Any]:
     """Decode the split under each configuration (name → constraint or None; "none" is the baseline) and
     compare them (`compare_configurations`), with decoding seconds and, for "+grammar", the grammar inputs
@@ -52,7 +53,7 @@ def run_comparison(loaded: Any, files: Sequence[Path], split: str | None, config
 
 def run_sweep(loaded: Any, files: Sequence[Path], split: str | None, weights: Sequence[float],
               seq_de: str | None = None, voc_de: str | None = None, judge: BatchJudge | None = None,
-              beam: int = 5, batch_size: int = 256, progress: Progress | None = None,
+              beam: int = BEAM, batch_size: int = BATCH_SIZE, progress: Progress | None = None,
               on_decoded: OnDecoded | None = None) -> list[dict[str, Any]]:
     """Decode the split with the dual-encoder constraints at each λ (λ = 0: unconstrained); `sweep_rows`."""
     from tnforge.trainers.decoding.constraint_sets import build_constraint

@@ -1,0 +1,8 @@
+"""Decoding defaults, one place: every decoding function and the decoding commands' options read them."""
+
+#: Beam width.
+BEAM = 5
+#: Inputs decoded together.
+BATCH_SIZE = 256
+#: Distinct hypotheses kept per input when writing hypotheses files.
+TOP_K = 10
