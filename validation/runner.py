@@ -176,23 +176,12 @@ def validate_directory(
     import great_expectations.data_context.types.base  # noqa: F401 - sets its logger to INFO on import
 
     with quiet_library_logs():
-        return _validate_directory(root, docs_dir, only=only, render_docs=render_docs, quiet=quiet)
+        return _validate_directory(root, docs_dir, only, render_docs, quiet)
 
 
-def _validate_directory(
-    root: str | os.PathLike,
-    docs_dir: str | os.PathLike | None = None,
-    *,
-    only: Iterable[str] | None = None,
-    render_docs: bool = True,
-    quiet: bool = True,
-) -> ValidationReport:
-    """Validate every dataset present in a dataset directory; write JSON results and Data Docs.
-
-    Results go to `ROOT/validation/*.json`, Data Docs to `docs_dir` (default `ROOT/validation/docs`).
-    `only` restricts the run to some datasets (names as in `tnforge.schemas.SCHEMAS`, plus "manifest");
-    `render_docs=False` skips the Data Docs.
-    """
+def _validate_directory(root: str | os.PathLike, docs_dir: str | os.PathLike | None, only: Iterable[str] | None,
+                        render_docs: bool, quiet: bool) -> ValidationReport:
+    """The work of `validate_directory` (its library loggers already quiet)."""
     started = time.perf_counter()
     root = Path(root)
     if not root.is_dir():
