@@ -158,7 +158,7 @@ def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool =
         config = replace(config, split=mode, inputs=tuple(p for p, _ in files))
         config.split_rule  # noqa: B018 - validates ratios and mode early
         config.sampling  # noqa: B018
-        dry_run = is_dry_run(pipeline_options(config.pipeline_args))
+        dry_run = is_dry_run(pipeline_options(config.pipeline_args, workers))
     except ValueError as error:
         raise BuildError(str(error)) from error
     prepare_output(config.out, overwrite, probe=not dry_run)

@@ -270,8 +270,9 @@ def run_negatives(
     settings = Settings(kinds=frozenset(kinds), ratio=ratio, cap=cap, seed=seed, trivial=trivial)
     say(f"generating {'+'.join(kinds)} negatives at ratio {ratio or 'all'} (cap {cap}, grammar "
         f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'})")
+    options = pipeline_options(pipeline_args, workers)  # refuses bad runner options before anything is deleted
     _forget_outputs(root, manifest)
-    with make_pipeline(pipeline_options(pipeline_args, workers)) as pipeline:
+    with make_pipeline(options) as pipeline:
         build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards)
     say("counting the pairs written")
     section: dict[str, Any] = {

@@ -16,15 +16,26 @@ from pathlib import Path
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
+from tnforge.errors import RunnerOptionError
+
 
 def pipeline_options(pipeline_args: Sequence[str], workers: int | None = None) -> PipelineOptions:
-    """Beam options from pass-through arguments, with tnforge's local defaults filled in."""
+    """Beam options from pass-through arguments, with tnforge's local defaults filled in.
+
+    `workers` > 1 becomes `direct_num_workers` on the local runner (the default, or one named); with any
+    other runner it is refused (RunnerOptionError) rather than silently ignored."""
     args = list(pipeline_args)
     options = PipelineOptions(args)
     runner = options.view_as(StandardOptions).runner
-    if runner is None and workers and workers > 1 and not any(a.startswith("--direct_num_workers") for a in args):
-        args += [f"--direct_num_workers={workers}", "--direct_running_mode=multi_processing"]
-        options = PipelineOptions(args)
+    if workers and workers > 1:
+        if runner is not None and not is_local_runner(runner):
+            raise RunnerOptionError(
+                f"--workers {workers} applies to the local runner only; with --runner={runner} set the number "
+                "of workers with that runner's own options (Dataflow: --num_workers / --max_num_workers)"
+            )
+        if not any(a.startswith("--direct_num_workers") for a in args):
+            args += [f"--direct_num_workers={workers}", "--direct_running_mode=multi_processing"]
+            options = PipelineOptions(args)
     if is_dataflow(options):
         setup = options.view_as(SetupOptions)
         if not setup.setup_file:
@@ -37,6 +48,16 @@ def pipeline_options(pipeline_args: Sequence[str], workers: int | None = None) -
             setup.setup_file = str(found)
         options.view_as(SetupOptions).save_main_session = False
     return options
+
+
+#: Beam's local runners that run `direct_num_workers` worker processes (names lower-cased, "Runner" kept).
+LOCAL_RUNNERS = frozenset({"directrunner", "switchingdirectrunner", "fnapirunner"})
+
+
+def is_local_runner(runner: object) -> bool:
+    """True for a runner name (short, or with its module path) that `--workers` applies to."""
+    name = str(runner).rsplit(".", 1)[-1].lower()
+    return (name if name.endswith("runner") else name + "runner") in LOCAL_RUNNERS
 
 
 def is_dataflow(options: PipelineOptions) -> bool:

@@ -34,6 +34,10 @@ class OutputError(TnforgeError):
     """An output location that cannot be written or reached."""
 
 
+class RunnerOptionError(TnforgeError, ValueError):
+    """Options that do not fit the Beam runner they are given to (e.g. --workers with DataflowRunner)."""
+
+
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C, with what it left behind ("interrupted; DIR left incomplete")."""
 
