@@ -4,6 +4,7 @@ nothing survives between batches. See docs/training.md ("The constraint hook")."
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -72,12 +73,12 @@ class BatchConstraint:
         return None
 
 
-class DecodingConstraint:
+class DecodingConstraint(ABC):
     """A decoding constraint: a factory of per-batch constraints (it may keep pure memo caches, nothing else)."""
 
+    @abstractmethod
     def for_batch(self, batch: ConstraintBatch) -> BatchConstraint:
         """A fresh `BatchConstraint` for one batch."""
-        raise NotImplementedError
 
 
 class PerBatch(DecodingConstraint):
