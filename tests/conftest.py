@@ -42,3 +42,12 @@ def bundled_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cli.main(args=["build", "--out", str(out), "--negatives", "synthetic,random", "--ratio", "10"],
              prog_name="tnforge", standalone_mode=False)
     return out
+
+
+@pytest.fixture(scope="session")
+def gcs():
+    """A GCS API emulator on a loopback port for the whole session (STORAGE_EMULATOR_HOST set)."""
+    from gcs_emulator import GcsEmulator
+
+    with GcsEmulator() as emulator:
+        yield emulator
