@@ -257,7 +257,7 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
     ).with_outputs("counts", "pairs", main="tables")
     pairs = built.pairs | "CountPairs" >> CountPairs(shards)
     layout = {"examples": shards, "sentences": shards, "positive_pairs": shards, "rejects": 1}
-    written = ((built.tables, parsed.rejects, pairs) | "AllTables" >> beam.Flatten()
+    written = ((built.tables, parsed.rejects, pairs)
                | "Write" >> WriteDataset(config.out, layout, scratch=join(scratch, "pieces")))
     counts = built.counts | "MergeCounts" >> beam.CombineGlobally(_MergeCounts())
     state_path = join(scratch, STATE_FILE)

@@ -104,9 +104,12 @@ def remove_stale_shards(root: str, dataset: str, split: str, count: int) -> None
 class WriteDataset(beam.PTransform):
     """Write ((dataset, split), Arrow table) elements as the sharded Parquet files of a dataset directory.
 
-    shards: shard count of each dataset written (every one of its shards is written, empty or not);
-    splits: the splits of split datasets; scratch: a folder for pieces between grouping steps (None: the
-    tables travel through the shuffle). Output: a ShardReport per file. Nothing here deletes its inputs.
+    Input: one PCollection, or a tuple of them (each is split into shard pieces where it is produced, so
+    with a scratch folder only paths cross stage boundaries: a runner that buffers a Flatten's inputs in
+    memory never holds the tables). shards: shard count of each dataset written (every one of its shards
+    is written, empty or not); splits: the splits of split datasets; scratch: a folder for pieces between
+    grouping steps (None: the tables travel through the shuffle). Output: a ShardReport per file. Nothing
+    here deletes its inputs.
     """
 
     def __init__(self, root: str, shards: Mapping[str, int], splits: Sequence[str] = schemas.SPLITS,
@@ -117,12 +120,15 @@ class WriteDataset(beam.PTransform):
         self._splits = tuple(splits)
         self._scratch = scratch
 
-    def expand(self, tables: beam.PCollection) -> beam.PCollection:
+    def expand(self, tables: beam.PCollection | tuple[beam.PCollection, ...]) -> beam.PCollection:
+        inputs = tuple(tables) if isinstance(tables, (tuple, list)) else (tables,)
+        pipeline = inputs[0].pipeline
         expected = expected_shards(self._shards, self._splits)
-        pieces = tables | "AssignShards" >> beam.ParDo(_AssignShards(self._shards, self._scratch))
-        empty = tables.pipeline | "EveryShard" >> beam.Create([(key, None) for key in expected])
+        assign = _AssignShards(self._shards, self._scratch)
+        pieces = [pc | f"AssignShards{'' if i == 0 else i}" >> beam.ParDo(assign) for i, pc in enumerate(inputs)]
+        empty = pipeline | "EveryShard" >> beam.Create([(key, None) for key in expected])
         folders = sorted({(dataset, split, self._shards[dataset]) for dataset, split, _ in expected})
-        _ = (tables.pipeline | "Folders" >> beam.Create(folders)
+        _ = (pipeline | "Folders" >> beam.Create(folders)
              | "RemoveStaleShards" >> beam.Map(lambda folder, root: remove_stale_shards(root, *folder), self._root))
-        return ((pieces, empty) | "WithEmptyShards" >> beam.Flatten() | "ByShard" >> beam.GroupByKey()
+        return ((*pieces, empty) | "WithEmptyShards" >> beam.Flatten() | "ByShard" >> beam.GroupByKey()
                 | "WriteShards" >> beam.ParDo(_WriteShard(self._root, self._shards)))
