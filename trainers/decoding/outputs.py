@@ -108,6 +108,7 @@ def write_hypotheses(loaded: Any, files: Sequence[Path], out: str | os.PathLike,
 
     from tnforge import schemas
     from tnforge.datasets import write_shard
+    from tnforge.filesystems import join
     from tnforge.trainers.decoding.decode import decode_files, hypotheses_table
     from tnforge.trainers.seq2seq.data import count_rows
 
@@ -119,7 +120,7 @@ def write_hypotheses(loaded: Any, files: Sequence[Path], out: str | os.PathLike,
 
     def flush() -> None:
         nonlocal pending, pending_rows, parts
-        path = out if single else os.path.join(out, f"part-{parts:05d}.parquet")
+        path = out if single else join(out, f"part-{parts:05d}.parquet")
         write_shard(pa.concat_tables(pending), path, schemas.HYPOTHESES)
         parts += 1
         pending, pending_rows = [], 0
