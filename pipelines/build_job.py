@@ -71,6 +71,11 @@ def prepare_output(out: str, overwrite: bool, probe: bool = True) -> None:
     build writes. Then check (unless `probe` is false) that `out` can be created and written to."""
     try:
         filesystems.check_path(out)
+    except PathError as error:
+        raise OutputError(f"--out {error}") from error
+    if probe and is_remote(out):  # first: an unreachable bucket says so, not that it cannot be listed
+        check_writable(out)
+    try:
         if filesystems.is_file(out):
             raise BuildError(f"--out {out}: exists and is not a directory")
         if filesystems.has_contents(out):
@@ -82,7 +87,7 @@ def prepare_output(out: str, overwrite: bool, probe: bool = True) -> None:
                 filesystems.remove(join(out, name))
     except PathError as error:
         raise OutputError(f"--out {error}") from error
-    if probe:
+    if probe and not is_remote(out):
         check_writable(out)
 
 

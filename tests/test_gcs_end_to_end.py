@@ -118,3 +118,26 @@ def test_decode_evaluate_and_trainers_read_gs_and_write_gs(gcs, local_build, tmp
     section = read_manifest(remote)["negatives"]
     assert section["topk_from"] == f"{bucket}/hyps.parquet" and "topk" in section["kinds"]
     assert list(cwd.iterdir()) == []
+
+
+def test_missing_buckets_and_folders_on_gs_are_one_line(gcs, bundled_tsv, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    bucket = gcs.bucket("e2e-errors")
+    monkeypatch.chdir(tmp_path)
+
+    def error(*args: str) -> list[str]:
+        result = CliRunner().invoke(cli, list(args), prog_name="tnforge")
+        assert result.exit_code != 0 and not isinstance(result.exception, (AttributeError, TypeError, KeyError))
+        return [line for line in result.output.splitlines() if line.startswith("Error")]
+
+    assert error("build", str(bundled_tsv), "--out", "gs://no-such-bucket/ds") == [
+        "Error: --out gs://no-such-bucket/ds: not reachable (not found: does the bucket exist?)"]
+    assert error("build", f"{bucket}/in/missing.tsv", "--out", f"{bucket}/ds") == [
+        f"Error: input {bucket}/in/missing.tsv: no such file"]
+    assert error("negatives", f"{bucket}/nothing") == [
+        f"Error: Invalid value for DIR: {bucket}/nothing: no such dataset directory"]
+    assert error("negatives", "gs:///ds") == ["Error: Invalid value for 'DIR': gs:///ds: no bucket name"]
+    assert error("evaluate", "--model", str(tmp_path), "--data", f"{bucket}/nothing") == [
+        f"Error: Invalid value for '--data' / '-d': {bucket}/nothing: does not exist"]
+    assert gcs.names("e2e-errors") == [] and list(tmp_path.iterdir()) == []

@@ -24,6 +24,7 @@ TEMPORARY = ".tmp-"
 _URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$", re.DOTALL)
 _COLLAPSED = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/(?!/)")
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
+_SERVED: set[str] = set()  # schemes found served by a Beam filesystem
 
 
 class PathError(TnforgeError, ValueError):
@@ -51,11 +52,13 @@ def check_path(path: str | os.PathLike) -> str:
             raise PathError(f"{path}: no bucket name")
         if not _BUCKET.match(bucket):
             raise PathError(f"{path}: {bucket!r} is not a valid bucket name")
-        return path
-    try:
-        _filesystems().get_filesystem(path)
-    except ValueError as error:
-        raise PathError(f"{path}: no filesystem serves {scheme}:// (is its apache-beam extra installed?)") from error
+    if scheme not in _SERVED:
+        try:
+            _filesystems().get_filesystem(path)
+        except (ImportError, ValueError) as error:
+            extra = " (pip install 'tnforge[gcp]')" if scheme == "gs" else " (is its apache-beam extra installed?)"
+            raise PathError(f"{path}: no filesystem serves {scheme}://{extra}") from error
+        _SERVED.add(scheme)
     return path
 
 
