@@ -73,8 +73,10 @@ def prepare_output(out: str, overwrite: bool, probe: bool = True) -> None:
         filesystems.check_path(out)
     except PathError as error:
         raise OutputError(f"--out {error}") from error
-    if probe and is_remote(out):  # first: an unreachable bucket says so, not that it cannot be listed
-        check_writable(out)
+    if is_remote(out):
+        if not probe:  # a dry run builds the job graph offline: no request to the store
+            return
+        check_writable(out)  # first: an unreachable bucket says so, not that it cannot be listed
     try:
         if filesystems.is_file(out):
             raise BuildError(f"--out {out}: exists and is not a directory")

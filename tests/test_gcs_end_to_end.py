@@ -141,3 +141,15 @@ def test_missing_buckets_and_folders_on_gs_are_one_line(gcs, bundled_tsv, tmp_pa
     assert error("evaluate", "--model", str(tmp_path), "--data", f"{bucket}/nothing") == [
         f"Error: Invalid value for '--data' / '-d': {bucket}/nothing: does not exist"]
     assert gcs.names("e2e-errors") == [] and list(tmp_path.iterdir()) == []
+    gcs.upload(bundled_tsv, f"{bucket}/full/examples/train/part-00000-of-00001.parquet")  # an unfinished build
+    assert error("build", str(bundled_tsv), "--out", f"{bucket}/full") == [
+        f"Error: {bucket}/full holds an incomplete build; use --overwrite to replace it"]
+    gcs.upload(bundled_tsv, f"{bucket}/other/notes.txt")
+    assert error("build", str(bundled_tsv), "--out", f"{bucket}/other") == [
+        f"Error: --out {bucket}/other: directory is not empty (use --overwrite to replace its contents)"]
+    assert gcs.names("e2e-errors") == ["full/examples/train/part-00000-of-00001.parquet", "other/notes.txt"]
+    tnforge("build", str(bundled_tsv), "--out", f"{bucket}/full", "--overwrite", "--shards", "2")
+    names = gcs.names("e2e-errors", "full/")
+    assert "full/manifest.json" in names and "full/examples/train/part-00000-of-00001.parquet" not in names
+    assert "full/examples/train/part-00001-of-00002.parquet" in names
+    assert not [name for name in names if "/." in name]  # no scratch folder, no temporary object
