@@ -40,7 +40,7 @@ def twice(step, element) -> tuple[list, list]:
 
 
 def test_every_build_write_step_twice_on_the_same_element_gives_the_same_files(root, bundled_tsv):
-    config = BuildConfig(inputs=(str(bundled_tsv),), out=root, shards=2, split="hash")
+    config = BuildConfig(inputs=(str(bundled_tsv),), out=root, shards=1, split="hash")
     [source] = name_inputs([(str(bundled_tsv), bundled_tsv.stat().st_size)])
 
     # Pass 1: parse a file into its cache (a temporary name, then the final one).
@@ -61,10 +61,12 @@ def test_every_build_write_step_twice_on_the_same_element_gives_the_same_files(r
     assert snapshot(root) == after_parse
 
     # The writer: spill pieces to scratch (named by their keys), then write each shard from its pieces.
-    layout = {"examples": 2, "sentences": 2, "positive_pairs": 2, "rejects": 1}
+    layout = {"examples": 1, "sentences": 1, "positive_pairs": 1, "rejects": 1}
     assign = _AssignShards(layout, join(root, ".tnforge-cache", "pieces")).process
-    spilled = [piece for element in _main(tables) for piece in assign(element)]
-    assert spilled == [piece for element in _main(tables) for piece in assign(element)]
+    halves = [(key, part) for key, table in _main(tables)  # two pieces per shard, as from two input files
+              for part in (table.slice(0, table.num_rows // 2), table.slice(table.num_rows // 2))]
+    spilled = [piece for element in halves for piece in assign(element)]
+    assert spilled == [piece for element in halves for piece in assign(element)]
     after_spill = snapshot(root)
     by_shard: dict = {}
     for key, path in spilled:
@@ -84,7 +86,7 @@ def test_every_build_write_step_twice_on_the_same_element_gives_the_same_files(r
     with write_atomically(join(root, "examples", "train", "part-00000-of-00005.parquet")) as handle:
         handle.write(b"stale")
     for _ in range(2):
-        remove_stale_shards(root, "examples", "train", 2)
+        remove_stale_shards(root, "examples", "train", 1)
     assert snapshot(root) == written
     assert remove_temporaries(root) == [] and snapshot(root) == written
 

@@ -97,7 +97,8 @@ def expand(pattern: str) -> list[tuple[str, int]]:
             results = _filesystems().match([pattern])[0].metadata_list
         found = sorted((m.path, m.size_in_bytes) for m in results if not _hidden(m.path))
     else:
-        paths = glob.glob(os.path.expanduser(check_path(pattern))) if glob.has_magic(pattern) else [pattern]
+        check_path(pattern)
+        paths = glob.glob(os.path.expanduser(pattern)) if glob.has_magic(pattern) else [pattern]
         found = []
         for path in sorted(paths):
             if os.path.isdir(path):
