@@ -148,10 +148,13 @@ def list_files(folder: str | os.PathLike, pattern: str = "*", recursive: bool = 
     folder = str(folder)
     if not is_remote(folder):
         return matching(os.path.join(folder, "**", pattern) if recursive else os.path.join(folder, pattern))
-    found = matching(join(folder, "**" if recursive else "*"))
     from fnmatch import fnmatchcase
 
-    return [path for path in found if fnmatchcase(name_of(path), pattern)]
+    with remote_errors(check_path(folder), "list"):
+        found = matching_all(join(folder, "**" if recursive else "*"))
+    start = len(folder.rstrip("/")) + 1  # hidden: any name below `folder` that starts with "." (as glob does)
+    return [path for path in found if fnmatchcase(name_of(path), pattern)
+            and not any(part.startswith(".") for part in path[start:].split("/"))]
 
 
 def exists(path: str | os.PathLike) -> bool:
