@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import NamedTuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from tnforge import schemas
+from tnforge.filesystems import read_parquet
 from tnforge.schemas.negative_kinds import TOPK
 
 
@@ -33,16 +32,18 @@ class Hypothesis(NamedTuple):
 
 def read_hypotheses(path: str | os.PathLike) -> pa.Table:
     """A hypotheses Parquet file (or a folder of them) checked against the HYPOTHESES schema."""
-    path = Path(path)
-    if not path.exists():
+    from tnforge.filesystems import exists, is_folder, list_files
+
+    path = str(path)
+    if not exists(path):
         raise FileNotFoundError(f"{path}: no such hypotheses file")
-    files = sorted(path.rglob("*.parquet")) if path.is_dir() else [path]
+    files = list_files(path, "*.parquet", recursive=True) if is_folder(path) else [path]
     if not files:
         raise FileNotFoundError(f"{path}: no Parquet files in this folder")
     tables = []
     for file in files:
         try:
-            table = pq.read_table(file)
+            table = read_parquet(file)
         except (pa.ArrowInvalid, OSError) as error:
             raise ValueError(f"{file}: not a readable Parquet file: {error}") from error
         missing = [name for name in schemas.HYPOTHESES.names if name not in table.column_names]
@@ -62,7 +63,7 @@ def assign_splits(table: pa.Table, root: str | os.PathLike) -> pa.Table:
     found: dict[int, str] = {}
     wanted = pc.unique(table.column("key"))
     for file in dataset_files(root, "examples"):
-        examples = pq.read_table(file, columns=["key", "split"])
+        examples = read_parquet(file, columns=["key", "split"])
         examples = examples.filter(pc.is_in(examples.column("key"), value_set=wanted))
         found.update(zip(examples.column("key").to_pylist(), examples.column("split").to_pylist(), strict=True))
     splits = [found.get(key) for key in table.column("key").to_pylist()]

@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
+from typing import Any
 
 import apache_beam as beam
 import pyarrow as pa
 
 from tnforge import schemas
 from tnforge.datasets import by_split, split_shards
-from tnforge.filesystems import join, open_binary, remove, write_atomically
+from tnforge.filesystems import join, open_binary, remove, remove_temporaries, write_atomically
 from tnforge.generators.sampling import SamplingPlan, TrainStats, make_plan
 from tnforge.manifest import SCRATCH
 from tnforge.pipelines.build_config import BuildConfig
@@ -239,8 +240,9 @@ def _split_json(counts: SplitCounts) -> dict:
 def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, workers: int | None) -> dict | None:
     """Run the build pipeline; return the build state (None for a dry run that submits nothing).
 
-    The scratch folder (pass-1 caches, shard pieces, the state file) is removed once the run ends, also
-    when it fails."""
+    The scratch folder (pass-1 caches, shard pieces, the state file) lives under --out (never on a worker's
+    disk) and is removed once, by the driver, when the run has ended (also when it failed: a job still running
+    is cancelled first), with any temporary file an interrupted write left."""
     options = pipeline_options(config.pipeline_args, workers)
     items = list(enumerate(files))
     total = len(items)
@@ -264,6 +266,7 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
     _ = (pipeline | "Finish" >> beam.Create([None]) | "SaveState" >> beam.Map(
         _save_state, state_path, stats=beam.pvalue.AsSingleton(stats), plan=beam.pvalue.AsSingleton(plan),
         counts=beam.pvalue.AsSingleton(counts), written=beam.pvalue.AsList(written)))
+    result = None
     try:
         with quiet_worker_errors():
             result = pipeline.run()
@@ -272,9 +275,24 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
             result.wait_until_finish()
         with open_binary(state_path) as handle:
             return json.loads(handle.read())
+    except BaseException:
+        cancel(result)  # a remote job must not go on writing into what is removed below
+        raise
     finally:
         if not is_dry_run(options):
             remove_scratch(scratch)
+            remove_temporaries(config.out)
+
+
+def cancel(result: Any) -> None:
+    """Cancel a pipeline that is still running (a remote runner's job after Ctrl-C); quiet when it cannot."""
+    try:
+        from apache_beam.runners.runner import PipelineState
+
+        if result is not None and not PipelineState.is_terminal(result.state):
+            result.cancel()
+    except Exception:  # noqa: BLE001 - the original error matters more; local runners cannot cancel
+        log("could not cancel the running pipeline; cancel it with your runner's tools")
 
 
 def remove_scratch(scratch: str) -> None:

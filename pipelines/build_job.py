@@ -3,18 +3,15 @@
 
 from __future__ import annotations
 
-import logging
-import os
-import shutil
 import time
-import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 
+from tnforge import filesystems
 from tnforge.datasets import DATASET_DIRS
 from tnforge.errors import Interrupted, OutputError, TnforgeError, interrupted
-from tnforge.filesystems import expand, is_remote, join
+from tnforge.filesystems import PathError, expand, is_remote, join
 from tnforge.manifest import (
     MANIFEST,
     SCRATCH,
@@ -48,7 +45,7 @@ def resolve_inputs(patterns: list[str]) -> tuple[list[tuple[str, int]], dict[str
                 identity = file_identity(path)
                 files.setdefault(identity, (path, size))
                 named[identity] += 1
-        except (FileNotFoundError, PermissionError, IsADirectoryError) as error:
+        except (FileNotFoundError, PermissionError, IsADirectoryError, PathError) as error:
             raise BuildError(f"input {error}") from error
     for path, _ in files.values():
         if not is_remote(path):
@@ -63,54 +60,37 @@ def resolve_inputs(patterns: list[str]) -> tuple[list[tuple[str, int]], dict[str
 
 def check_writable(out: str) -> None:
     """Create `out` and write (then delete) a probe file in it; an OutputError saying why not."""
-    probe = join(out, f".tnforge-probe-{uuid.uuid4().hex[:12]}")
-    if is_remote(out):
-        from apache_beam.io.filesystems import FileSystems
-
-        quiet = [logging.getLogger(name) for name in ("apache_beam.utils.retry", "apache_beam.internal.gcp.auth")]
-        levels = [logger.level for logger in quiet]
-        try:
-            for logger in quiet:  # retries and credential lookups: the outcome is the one line below
-                logger.setLevel(logging.ERROR)
-            FileSystems.create(probe).close()
-            FileSystems.delete([probe])
-        except Exception as error:  # noqa: BLE001 - any filesystem's failure means unreachable
-            detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise OutputError(f"--out {out}: not reachable ({detail})") from error
-        finally:
-            for logger, level in zip(quiet, levels, strict=True):
-                logger.setLevel(level)
-        return
     try:
-        os.makedirs(out, exist_ok=True)
-        with open(probe, "wb"):
-            pass
-        os.remove(probe)
-    except OSError as error:
-        raise OutputError(f"--out {out}: cannot create or write to it ({error.strerror or error})") from error
+        filesystems.check_writable(out)
+    except PathError as error:
+        raise OutputError(f"--out {error}") from error
 
 
 def prepare_output(out: str, overwrite: bool, probe: bool = True) -> None:
-    """Refuse a non-empty output directory unless overwrite; with overwrite, clear what a build writes.
-    Then check (unless `probe` is false) that `out` can be created and written to."""
+    """Refuse a non-empty output directory (local or remote) unless overwrite; with overwrite, clear what a
+    build writes. Then check (unless `probe` is false) that `out` can be created and written to."""
+    try:
+        filesystems.check_path(out)
+    except PathError as error:
+        raise OutputError(f"--out {error}") from error
     if is_remote(out):
-        if probe:
-            check_writable(out)
-        return
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise BuildError(f"--out {out}: exists and is not a directory")
-    if os.path.isdir(out) and os.listdir(out):
-        if not overwrite:
-            if is_dataset_directory(out) and not _complete(out):
-                raise BuildError(f"{out} holds an incomplete build; use --overwrite to replace it")
-            raise BuildError(f"--out {out}: directory is not empty (use --overwrite to replace its contents)")
-        for name in [MANIFEST, SCRATCH, "validation", *{d.split("/")[0] for d in DATASET_DIRS.values()}]:
-            path = os.path.join(out, name)
-            if os.path.isdir(path):
-                shutil.rmtree(path)
-            elif os.path.exists(path):
-                os.remove(path)
-    check_writable(out)
+        if not probe:  # a dry run builds the job graph offline: no request to the store
+            return
+        check_writable(out)  # first: an unreachable bucket says so, not that it cannot be listed
+    try:
+        if filesystems.is_file(out):
+            raise BuildError(f"--out {out}: exists and is not a directory")
+        if filesystems.has_contents(out):
+            if not overwrite:
+                if is_dataset_directory(out) and not _complete(out):
+                    raise BuildError(f"{out} holds an incomplete build; use --overwrite to replace it")
+                raise BuildError(f"--out {out}: directory is not empty (use --overwrite to replace its contents)")
+            for name in [MANIFEST, SCRATCH, "validation", *sorted({d.split("/")[0] for d in DATASET_DIRS.values()})]:
+                filesystems.remove(join(out, name))
+    except PathError as error:
+        raise OutputError(f"--out {error}") from error
+    if probe and not is_remote(out):
+        check_writable(out)
 
 
 def check_not_empty(manifest: dict, out: str, files: int) -> None:

@@ -25,10 +25,9 @@ import apache_beam as beam
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from tnforge.datasets import DATASET_DIRS, by_split, dataset_files
-from tnforge.filesystems import join, remove
+from tnforge.filesystems import check_path, exists, is_folder, join, read_parquet, remove, remove_temporaries
 from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, input_pairs
 from tnforge.generators.licensing import Licenser, resolve_grammar
 from tnforge.generators.negative_context import build_context
@@ -59,7 +58,7 @@ def _bucketed(table: pa.Table, buckets: int) -> Iterator[tuple[int, pa.Table]]:
 
 def read_positive_file(path: str, buckets: int) -> Iterator[tuple[int, tuple[str, pa.Table]]]:
     """(bucket, ("positives", rows)) slices of one positive-pairs file."""
-    table = pq.read_table(path, columns=POSITIVE_COLUMNS)
+    table = read_parquet(path, columns=POSITIVE_COLUMNS)
     for bucket, part in _bucketed(table, buckets):
         yield bucket, ("positives", part)
 
@@ -67,7 +66,7 @@ def read_positive_file(path: str, buckets: int) -> Iterator[tuple[int, tuple[str
 def read_trivial_file(path: str, buckets: int) -> Iterator[tuple[int, tuple[str, pa.Table]]]:
     """(bucket, ("positives", rows)) slices of the distinct trivial (split, class, before, after) of one
     examples file (originals only), keyed like positive pairs."""
-    table = pq.read_table(path, columns=["split", "class", "before", "after", "trivial", "copy"])
+    table = read_parquet(path, columns=["split", "class", "before", "after", "trivial", "copy"])
     table = table.filter(pc.and_(table.column("trivial"), pc.equal(table.column("copy"), 0)))
     if not table.num_rows:
         return
@@ -174,7 +173,7 @@ def count_outputs(root: str) -> dict[str, Any]:
         if not files:
             return []
         columns = sorted({"split", "label", "negative_type", *by})
-        table = pa.concat_tables([pq.read_table(f, columns=columns) for f in files])
+        table = pa.concat_tables([read_parquet(f, columns=columns) for f in files])
         kind = pc.if_else(
             pc.and_(pc.equal(table.column("negative_type"), ""), pc.equal(table.column("label"), 1)),
             "positive",
@@ -254,13 +253,13 @@ def run_negatives(
         raise ValueError("the 'topk' kind needs a hypotheses file (--topk-from)")
     if topk_from and "topk" not in kinds:
         raise ValueError("a hypotheses file was given but 'topk' is not among the kinds")
-    if topk_from and not Path(topk_from).exists():
+    if topk_from and not exists(check_path(topk_from)):
         raise FileNotFoundError(f"{topk_from}: no such hypotheses file")
     if ratio is not None and not ratio > 0:
         raise ValueError(f"ratio must be positive (or 'all'), got {ratio}")
     if shards < 1 or cap < 1:
         raise ValueError(f"shards and cap must be at least 1 (got shards={shards}, cap={cap})")
-    if not Path(root).is_dir():
+    if not is_folder(check_path(root)):
         raise FileNotFoundError(f"{root}: no such dataset directory")
     check_input(root)
     if not dataset_files(root, "positive_pairs"):
@@ -272,8 +271,11 @@ def run_negatives(
         f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'})")
     options = pipeline_options(pipeline_args, workers)  # refuses bad runner options before anything is deleted
     _forget_outputs(root, manifest)
-    with make_pipeline(options) as pipeline:
-        build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards)
+    try:
+        with make_pipeline(options) as pipeline:
+            build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards)
+    finally:
+        remove_temporaries(root)  # what a worker that died between writing and renaming left
     say("counting the pairs written")
     section: dict[str, Any] = {
         "ratio": float(ratio) if ratio is not None else "all",

@@ -10,8 +10,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tnforge.datasets import dataset_path
+from tnforge.filesystems import PathError, check_path, exists, is_folder, list_files
 from tnforge.generators.negative_sampling import DEFAULT_CAP
 from tnforge.manifest import build_config, check_input
+from tnforge.schemas import SPLITS
 from tnforge.schemas.negative_kinds import DEFAULT_KINDS, FROM_HYPOTHESES, KINDS, TOPK
 
 
@@ -50,8 +52,7 @@ def parse_kinds(value: str, required: bool = True) -> tuple[str, ...]:
 
 def positive_shards(root: str | Path) -> int:
     """Shards per split of a dataset's positive pairs (the most in any split), or 1."""
-    base = dataset_path(root, "positive_pairs")
-    counts = [len(list(p.glob("part-*.parquet"))) for p in base.iterdir() if p.is_dir()] if base.is_dir() else []
+    counts = [len(list_files(dataset_path(root, "positive_pairs", split), "part-*.parquet")) for split in SPLITS]
     return max(counts, default=0) or 1
 
 
@@ -62,10 +63,13 @@ def resolve(root: str | Path, config: NegativesConfig) -> NegativesConfig:
         raise NegativesOptionError("the 'topk' kind needs --topk-from HYPOTHESES.parquet", "--kinds")
     if config.topk_from and TOPK not in kinds:
         kinds += (TOPK,)
-    if config.topk_from and not Path(config.topk_from).exists():
-        raise NegativesOptionError(f"{config.topk_from}: no such file", "--topk-from")
-    if not Path(root).is_dir():
-        raise NegativesOptionError(f"{root}: no such dataset directory", "DIR")
+    try:
+        if config.topk_from and not exists(check_path(config.topk_from)):
+            raise NegativesOptionError(f"{config.topk_from}: no such file", "--topk-from")
+        if not is_folder(check_path(root)):
+            raise NegativesOptionError(f"{root}: no such dataset directory", "DIR")
+    except PathError as error:
+        raise NegativesOptionError(str(error), "DIR" if str(error).startswith(str(root)) else "--topk-from") from error
     check_input(root)
     build = build_config(root)
     seed = config.seed if config.seed is not None else int(build.get("seed", 0))

@@ -68,8 +68,20 @@ def test_unreachable_remote_out_is_refused_before_the_pipeline(bundled_tsv):
     result = run(["build", str(bundled_tsv), "--out", "nosuch://bucket/ds"])
     assert result.exit_code == 1
     lines = error_lines(result.output)
-    assert len(lines) == 1 and lines[0].startswith("Error: --out nosuch://bucket/ds: not reachable (")
+    assert lines == ["Error: --out nosuch://bucket/ds: no filesystem serves nosuch:// (is its apache-beam extra "
+                     "installed?)"]
     assert "building" not in result.output
+
+
+@pytest.mark.parametrize(("out", "reason"), [
+    ("gs://", "no bucket name"), ("gs:///ds", "no bucket name"), ("gs://Bad_Bucket/ds", "'Bad_Bucket' is not a valid bucket name"),
+    ("gs:/bucket/ds", "not a valid URI (a slash is missing: gs://…)")])
+def test_malformed_gs_out_is_one_line_and_writes_nothing(tmp_path, monkeypatch, bundled_tsv, out, reason):
+    monkeypatch.chdir(tmp_path)
+    result = run(["build", str(bundled_tsv), "--out", out])
+    assert result.exit_code == 1
+    assert error_lines(result.output) == [f"Error: --out {out}: {reason}"]
+    assert list(tmp_path.iterdir()) == []  # no local folder named "gs:"
 
 
 def test_ctrl_c_stops_in_one_line_and_removes_the_scratch_folder(tmp_path, bundled_tsv):

@@ -89,6 +89,10 @@ def test_write_hypotheses_one_file_or_parts(tiny, tmp_path):
     assert names == [f"part-{i:05d}.parquet" for i in range(parts.files)] and parts.files > 1
     assert pq.read_table(tmp_path / "parts").num_rows == parts.rows == single.rows
     assert progress.bars == [["decode", TOKENS, TOKENS]]
+    again = write_hypotheses(loaded, files, tmp_path / "parts", split="dev", beam=3, top_k=2, batch_size=8,
+                             rows_per_file=1_000)  # fewer parts: the earlier run's extra parts go
+    assert sorted(p.name for p in (tmp_path / "parts").iterdir()) == ["part-00000.parquet"] and again.files == 1
+    assert pq.read_table(tmp_path / "parts").equals(pq.read_table(tmp_path / "one.parquet"))
 
 
 def test_write_hypotheses_writes_nothing_for_nothing(tiny, tmp_path):

@@ -47,12 +47,13 @@ SORT_KEYS: dict[str, list[str]] = {
 _SHARD_SALT = 0x5EED5EED5EED5EED
 
 
-def dataset_path(root: str | os.PathLike, name: str, split: str | None = None) -> Path:
-    """The folder holding one dataset's (and one split's) Parquet shards."""
-    base = Path(root) / DATASET_DIRS[name]
-    if name in SPLIT_FREE or split is None:
-        return base
-    return base / split
+def dataset_path(root: str | os.PathLike, name: str, split: str | None = None) -> Path | str:
+    """The folder holding one dataset's (and one split's) Parquet shards: a Path under a local `root`, a
+    URI string under a remote one (gs://…)."""
+    from tnforge.filesystems import is_remote, join
+
+    parts = [*DATASET_DIRS[name].split("/"), *([split] if split and name not in SPLIT_FREE else [])]
+    return join(root, *parts) if is_remote(root) else Path(root).joinpath(*parts)
 
 
 def shard_name(index: int, count: int) -> str:
@@ -125,15 +126,14 @@ def write_sharded(table: pa.Table, folder: str | os.PathLike, schema: pa.Schema,
     return paths
 
 
-def dataset_files(root: str | os.PathLike, name: str, split: str | None = None) -> list[Path]:
-    """The Parquet files of a dataset (all splits when split is None), sorted by path."""
-    base = Path(root) / DATASET_DIRS[name]
-    if not base.exists():
-        return []
-    if name in SPLIT_FREE:
-        return sorted(base.glob("*.parquet"))
-    splits = [split] if split else list(schemas.SPLITS)
-    return sorted(p for s in splits for p in (base / s).glob("*.parquet"))
+def dataset_files(root: str | os.PathLike, name: str, split: str | None = None) -> list[Path] | list[str]:
+    """The Parquet files of a dataset (all splits when split is None), sorted by path: Paths under a local
+    `root`, URI strings under a remote one. Temporary files of unfinished writes are left out."""
+    from tnforge.filesystems import is_remote, list_files
+
+    splits = [None] if name in SPLIT_FREE else [split] if split else list(schemas.SPLITS)
+    files = [p for s in splits for p in list_files(dataset_path(root, name, s), "*.parquet")]
+    return sorted(files) if is_remote(root) else sorted(Path(p) for p in files)
 
 
 def read_dataset(
@@ -145,8 +145,9 @@ def read_dataset(
     if not files:
         empty = schema if columns is None else pa.schema([schema.field(c) for c in columns])
         return empty.empty_table()
-    tables = [pq.read_table(f, columns=list(columns) if columns else None) for f in files]
-    return pa.concat_tables(tables)
+    from tnforge.filesystems import read_parquet
+
+    return pa.concat_tables([read_parquet(f, columns=list(columns) if columns else None) for f in files])
 
 
 def iter_batches(
@@ -157,6 +158,8 @@ def iter_batches(
     batch_size: int = 65_536,
 ) -> Iterator[pa.RecordBatch]:
     """Stream a dataset's rows as record batches without loading it all into memory."""
+    from tnforge.filesystems import parquet_file
+
     for path in dataset_files(root, name, split):
-        parquet = pq.ParquetFile(path)
+        parquet = parquet_file(path)
         yield from parquet.iter_batches(batch_size=batch_size, columns=list(columns) if columns else None)

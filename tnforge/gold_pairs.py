@@ -15,8 +15,12 @@ GoldPair = tuple[str, str, str, int]
 
 def read_corpus_pairs(path: str | Path) -> list[GoldPair]:
     """Distinct (class, before, after) of a corpus TSV (`CLASS<TAB>before<TAB>after`) with counts."""
+    import io
+
+    from tnforge.filesystems import open_binary
+
     counts: dict[tuple[str, str, str], int] = defaultdict(int)
-    with open(path, encoding="utf-8", newline="") as handle:
+    with io.TextIOWrapper(open_binary(str(path)), encoding="utf-8", newline="") as handle:
         for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
             if len(row) != 3 or row[0] == "<eos>":
                 continue
@@ -44,11 +48,12 @@ def read_gold_pairs(source: str | Path, classes: Collection[str] = ()) -> list[G
     """The gold pairs of a corpus TSV file or a dataset directory (only `classes`, when given).
 
     ValueError when `source` is neither; FileNotFoundError for a directory without positive pairs."""
-    path = Path(source)
-    if path.is_file():
-        pairs = read_corpus_pairs(path)
-    elif path.is_dir():
-        pairs = read_dataset_pairs(path)
+    from tnforge.filesystems import is_file, is_folder
+
+    if is_file(source):
+        pairs = read_corpus_pairs(source)
+    elif is_folder(source):
+        pairs = read_dataset_pairs(source)
     else:
         raise ValueError(f"{source}: neither a dataset directory nor a corpus TSV file")
     return [p for p in pairs if p[0] in classes] if classes else pairs

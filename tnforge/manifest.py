@@ -11,7 +11,7 @@ import os
 from typing import Any, TypeVar
 
 from tnforge.errors import TnforgeError
-from tnforge.filesystems import is_remote, open_binary, write_atomically
+from tnforge.filesystems import exists, is_file, is_folder, join, read_bytes, write_bytes
 
 P = TypeVar("P", str, os.PathLike)
 
@@ -49,18 +49,12 @@ def _older(layout: object) -> bool:
 
 def manifest_path(root: str | os.PathLike) -> str:
     """Where the manifest of dataset directory `root` lives (`root` may be a gs:// URI)."""
-    root = str(root)
-    return f"{root.rstrip('/')}/{MANIFEST}" if is_remote(root) else os.path.join(root, MANIFEST)
+    return join(root, MANIFEST)
 
 
 def has_manifest(root: str | os.PathLike) -> bool:
     """Whether `root` holds a manifest."""
-    path = manifest_path(root)
-    if is_remote(path):
-        from apache_beam.io.filesystems import FileSystems
-
-        return FileSystems.exists(path)
-    return os.path.isfile(path)
+    return is_file(manifest_path(root))
 
 
 def read_manifest(root: str | os.PathLike, missing_ok: bool = False) -> dict[str, Any] | None:
@@ -72,8 +66,7 @@ def read_manifest(root: str | os.PathLike, missing_ok: bool = False) -> dict[str
         if missing_ok:
             return None
         raise FileNotFoundError(f"{path}: no manifest (is {root} a dataset directory built by `tnforge build`?)")
-    with open_binary(path) as handle:
-        raw = handle.read()
+    raw = read_bytes(path)
     try:
         manifest = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
@@ -85,10 +78,7 @@ def read_manifest(root: str | os.PathLike, missing_ok: bool = False) -> dict[str
 
 def write_manifest(root: str | os.PathLike, manifest: dict[str, Any]) -> str:
     """Write the manifest of `root` atomically (temporary name, then rename or copy); return its path."""
-    path = manifest_path(root)
-    with write_atomically(path) as handle:
-        handle.write((json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    return path
+    return write_bytes(manifest_path(root), (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 def update_section(root: str | os.PathLike, name: str, section: dict[str, Any]) -> dict[str, Any]:
@@ -107,15 +97,14 @@ def mark_complete(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def is_dataset_directory(path: str | os.PathLike) -> bool:
     """Whether `path` is (or was meant to become) a dataset directory: a local folder with a manifest, the
-    build's scratch folder or a dataset's top-level folder. Parquet files and plain folders of them are not."""
+    build's scratch folder or a dataset's top-level folder (local or remote). Parquet files and plain folders of
+    them are not."""
     from tnforge.datasets import DATASET_DIRS
 
-    if is_remote(str(path)):
-        return has_manifest(path)
-    if not os.path.isdir(path):
+    if not is_folder(path):
         return False
-    names = {MANIFEST, SCRATCH, *(d.split("/")[0] for d in DATASET_DIRS.values())}
-    return any(os.path.exists(os.path.join(path, name)) for name in names)
+    names = [MANIFEST, SCRATCH, *sorted({d.split("/")[0] for d in DATASET_DIRS.values()})]
+    return any(exists(join(path, name)) for name in names)
 
 
 def require_complete(root: str | os.PathLike) -> dict[str, Any]:

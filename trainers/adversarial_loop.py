@@ -165,15 +165,19 @@ def evaluate_filter(loaded: Any, files: Sequence[Path], run: Path, config: LoopC
             "unrecoverable": result.get("unrecoverable"), "filter_auc": scorer.metrics.get("dev", {}).get("auc")}
 
 
-def run_loop(loaded: Any, source: Path, work: Path, regenerate: RegenerateNegatives, config: LoopConfig,
+def run_loop(loaded: Any, source: Path | str, work: Path | str, regenerate: RegenerateNegatives, config: LoopConfig,
              judge: BatchJudge | None = None, progress: Progress | None = None,
              on_round: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """The loop on a built dataset `source` (left untouched): pairs are regenerated in `work`/data, each
     round's hypotheses and filter go to `work`/round-N/. Returns one row per round."""
+    from tnforge.filesystems import is_remote
     from tnforge.manifest import build_config
     from tnforge.trainers.decoding.outputs import original_tokens
     from tnforge.trainers.seq2seq.data import example_files
 
+    if is_remote(source) or is_remote(work):
+        raise ValueError(f"{source if is_remote(source) else work}: the adversarial loop links and rewrites a local "
+                         "dataset directory; copy the dataset to a local folder first")
     dataset = loop_dataset(Path(source), Path(work))
     train_files, eval_files = example_files(dataset, "train"), example_files(dataset, config.split)
     total = original_tokens(eval_files, config.split) if progress else None

@@ -18,6 +18,20 @@ def _pyplot():
     return plt
 
 
+def save_figure(figure: Any, out: str | os.PathLike) -> Path | str:
+    """Save a matplotlib figure as a PNG at `out` (local, or remote such as gs://…), atomically, and close it;
+    the path written (a Path for a local file)."""
+    import io
+
+    from tnforge.filesystems import is_remote, write_bytes
+
+    image = io.BytesIO()
+    figure.savefig(image, dpi=110, format="png")
+    _pyplot().close(figure)
+    write_bytes(out, image.getvalue())
+    return str(out) if is_remote(out) else Path(out)
+
+
 def plot_training(metrics: str | os.PathLike, out: str | os.PathLike) -> Path | None:
     """Train loss, dev loss and dev accuracy against steps from a metrics JSONL file; None if it is empty."""
     path = Path(metrics)
@@ -51,8 +65,9 @@ def plot_training(metrics: str | os.PathLike, out: str | os.PathLike) -> Path | 
     return Path(out)
 
 
-def plot_per_class(per_class: Sequence[dict[str, Any]], out: str | os.PathLike, title: str = "") -> Path:
-    """A bar chart of accuracy per semiotic class (count written on each bar)."""
+def plot_per_class(per_class: Sequence[dict[str, Any]], out: str | os.PathLike, title: str = "") -> Path | str:
+    """A bar chart of accuracy per semiotic class (count written on each bar), as a PNG file at `out` (local, or
+    remote such as gs://…); the path written."""
     plt = _pyplot()
     rows = [r for r in per_class if r["count"]]
     figure, axis = plt.subplots(figsize=(max(6, 0.6 * len(rows) + 2), 4))
@@ -65,6 +80,4 @@ def plot_per_class(per_class: Sequence[dict[str, Any]], out: str | os.PathLike, 
     axis.set_title(title or "accuracy per semiotic class (n on bars)")
     axis.tick_params(axis="x", labelrotation=60, labelsize=8)
     figure.tight_layout()
-    figure.savefig(out, dpi=110)
-    plt.close(figure)
-    return Path(out)
+    return save_figure(figure, out)

@@ -57,9 +57,10 @@ def resume_command(trainer: str, data: str, out: str) -> str:
 
 def check_not_corpus(path: str | os.PathLike) -> None:
     """Refuse a file that is not Parquet (a corpus TSV/CSV, most likely) where a dataset is wanted."""
-    path = Path(path)
-    if path.is_file():
-        with open(path, "rb") as handle:
+    from tnforge.filesystems import is_file, open_seekable
+
+    if is_file(path):
+        with open_seekable(path) as handle:
             magic = handle.read(4)
         if magic != b"PAR1":
             raise ValueError(f"{path} is a corpus file: run `tnforge build {path} --out DIR` first, "

@@ -50,7 +50,7 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
 @click.option("--negatives", default="", help=f"Also generate negatives of these kinds: {','.join(KINDS)}.",
               callback=common.parsed_by(lambda value: parse_kinds(value, required=False)))
 @common.ratio_option(f"{N.ratio:g}", "Negatives per positive: a number (3, 10) or 'all'.")
-@click.option("--topk-from", default=None, help="Hypotheses Parquet (from `tnforge decode`) for top-k negatives.")
+@click.option("--topk-from", default=None, type=common.Location(), help="Hypotheses Parquet (from `tnforge decode`) for top-k negatives.")
 @click.option("--grammar/--no-grammar", default=N.grammar,
               help="Judge generated negatives with the covering grammar (default: when pynini is installed).")
 @click.pass_context

@@ -18,10 +18,34 @@ from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 
 Decorator = Callable[[Any], Any]
 
+class Location(click.ParamType):
+    """A local path (checked as `click.Path` checks it) or a URI such as gs://… (`filesystems.check_path`; with
+    `exists`, the file or folder must be there)."""
+
+    name = "path"
+
+    def __init__(self, exists: bool = False, file_okay: bool = True, dir_okay: bool = True) -> None:
+        self.exists = exists
+        self.local = click.Path(exists=exists, file_okay=file_okay, dir_okay=dir_okay)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from tnforge import filesystems
+
+        try:
+            filesystems.check_path(value)
+            if not filesystems.is_remote(value):
+                return self.local.convert(value, param, ctx)
+            if self.exists and not filesystems.exists(value):
+                self.fail(f"{value}: does not exist", param, ctx)
+        except filesystems.PathError as error:
+            self.fail(str(error), param, ctx)
+        return value
+
+
 def data_option(help: str, file_okay: bool = True) -> Decorator:
-    """--data/-d of the model commands: an unfinished or other-layout dataset directory is refused in one line
-    (`manifest.check_input`)."""
-    return click.option("--data", "-d", required=True, type=click.Path(exists=True, file_okay=file_okay),
+    """--data/-d of the model commands (local or gs://…): an unfinished or other-layout dataset directory is
+    refused in one line (`manifest.check_input`)."""
+    return click.option("--data", "-d", required=True, type=Location(exists=True, file_okay=file_okay),
                         callback=lambda _ctx, _param, value: check_input(value), help=help)
 
 
@@ -54,6 +78,8 @@ seed_option = shared_option("--seed", type=int)
 progress_option = shared_option("--progress/--no-progress", help="Progress bar on stderr.")
 #: --out/-o, the folder a command writes (each command gives its help).
 out_option = functools.partial(click.option, "--out", "-o", required=True, type=click.Path(file_okay=False))
+#: The type of an output folder that may be remote (gs://…).
+output_folder = Location(file_okay=False)
 #: --lambda, the constraint weight (passed as `weight`).
 weight_option = shared_option("--lambda", "weight", type=click.FloatRange(0), help="Constraint weight λ.")
 

@@ -11,7 +11,7 @@ from tnforge.trainers.decoding.defaults import TOP_K
 @common.command()
 @common.model_and_data
 @click.option("--split", default="dev", help="Split to decode (dataset directories, or files with a split column).")
-@click.option("--out", "-o", required=True,
+@click.option("--out", "-o", required=True, type=common.Location(dir_okay=True),
               help="Hypotheses output: a folder of Parquet parts, or one file when it ends in .parquet.")
 @common.decoding_options
 @click.option("--top-k", default=TOP_K, type=click.IntRange(1), help="Distinct hypotheses kept per input.")

@@ -10,7 +10,7 @@ from tnforge.cli import common
 @common.command()
 @common.model_and_data
 @click.option("--split", default="dev", help="Split to evaluate.")
-@click.option("--report", "-r", default=None, type=click.Path(file_okay=False),
+@click.option("--report", "-r", default=None, type=common.output_folder,
               help="Folder for report.md, report.json and per_class.png.")
 @common.decoding_options
 @click.option("--grammar/--no-grammar", default=None,

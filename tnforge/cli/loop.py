@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
@@ -49,7 +48,7 @@ def loop(model: str, data: str, out: str, device: str, threads: int, **options: 
         click.echo(round_note(row), err=True)
         click.echo(rounds_so_far(done, config).rstrip() + "\n")
 
-    rows = run_loop(loaded, Path(data), Path(out), regenerate_negatives, config, judge,
+    rows = run_loop(loaded, data, out, regenerate_negatives, config, judge,
                     common.token_progress, on_round=report)
     title = f"Adversarial loop of {loaded.path} on {data} ({config.split}, λ={config.weight:g})"
     markdown, paths = write_loop(rows, out, title)

@@ -14,13 +14,13 @@ N = NegativesConfig()
 
 
 @common.command(cls=common.PassThroughCommand)
-@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False))
+@click.argument("directory", metavar="DIR", type=common.output_folder)
 @click.option("--kinds", default=",".join(N.kinds),
               help=f"Negative kinds: {', '.join(KINDS)} (comma-separated).")
 @common.ratio_option(f"{N.ratio:g}", "Negatives per positive: a number (3, 10) or 'all' (every candidate, "
                      "up to --cap).")
 @click.option("--cap", default=N.cap, type=click.IntRange(1), help="Most negatives per input and split.")
-@click.option("--topk-from", type=click.Path(), default=N.topk_from, help="Hypotheses Parquet (from `tnforge decode`) for topk.")
+@click.option("--topk-from", type=common.Location(), default=N.topk_from, help="Hypotheses Parquet (from `tnforge decode`) for topk.")
 @click.option("--grammar/--no-grammar", default=N.grammar,
               help="Judge negatives with the covering grammar (default: when pynini and the grammar are installed).")
 @click.option("--trivial/--no-trivial", default=N.trivial,

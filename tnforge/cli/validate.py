@@ -11,7 +11,7 @@ from tnforge.cli import common
 
 @common.command(epilog="Examples:\n\n\b\n  tnforge validate out/en\n  tnforge validate out/en --docs /tmp/en-docs\n"
                 "  tnforge validate out/en --json > report.json")
-@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.argument("directory", type=common.Location(exists=True, file_okay=False))
 @click.option("--docs", "docs", type=click.Path(file_okay=False),
               help="Where to render the Data Docs (default DIRECTORY/validation/docs).")
 @click.option("--only", help="Comma-separated datasets to check (e.g. examples,sentences,manifest); default all.")

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import torch
 
 from tnforge import schemas
@@ -83,7 +82,9 @@ def decode_batch(
 
 def example_columns(files: Sequence[Path]) -> list[str]:
     """The decode columns present in the first file (`input` is required)."""
-    names = set(pq.ParquetFile(files[0]).schema_arrow.names)
+    from tnforge.filesystems import parquet_file
+
+    names = set(parquet_file(files[0]).schema_arrow.names)
     if "input" not in names:
         raise ValueError(f"{files[0]}: no 'input' column (is it an examples dataset?)")
     return [c for c in DECODE_COLUMNS if c in names]

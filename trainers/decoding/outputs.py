@@ -101,13 +101,15 @@ def write_hypotheses(loaded: Any, files: Sequence[Path], out: str | os.PathLike,
     """Decode examples files and write their top-k hypotheses (schema `hypotheses`).
 
     `out` ending in `.parquet` is one file; otherwise a folder of `part-NNNNN.parquet` files of about
-    `rows_per_file` rows each. Up-sampling copies are decoded only with `copies`. Nothing is written when
-    there is nothing to decode.
+    `rows_per_file` rows each (parts of an earlier run beyond this run's are removed); local or remote
+    (gs://…). Up-sampling copies are decoded only with `copies`. Nothing is written when there is nothing
+    to decode.
     """
     import pyarrow as pa
 
     from tnforge import schemas
     from tnforge.datasets import write_shard
+    from tnforge.filesystems import join, list_files, name_of, remove
     from tnforge.trainers.decoding.decode import decode_files, hypotheses_table
     from tnforge.trainers.seq2seq.data import count_rows
 
@@ -119,7 +121,7 @@ def write_hypotheses(loaded: Any, files: Sequence[Path], out: str | os.PathLike,
 
     def flush() -> None:
         nonlocal pending, pending_rows, parts
-        path = out if single else os.path.join(out, f"part-{parts:05d}.parquet")
+        path = out if single else join(out, f"part-{parts:05d}.parquet")
         write_shard(pa.concat_tables(pending), path, schemas.HYPOTHESES)
         parts += 1
         pending, pending_rows = [], 0
@@ -138,4 +140,8 @@ def write_hypotheses(loaded: Any, files: Sequence[Path], out: str | os.PathLike,
                 flush()
         if pending:
             flush()
+    if not single:  # parts an earlier, longer run left: the folder holds this run's hypotheses only
+        for path in list_files(out, "part-*.parquet"):
+            if name_of(path) >= f"part-{parts:05d}.parquet":
+                remove(path)
     return HypothesesWritten(inputs, written_rows, parts, time.monotonic() - started)

@@ -163,15 +163,14 @@ def summary(report: dict[str, Any], title: str, note: str) -> str:
     return f"{head}\n\n{len(report['errors'])} errors; {note}."
 
 
-def write_report(report: dict[str, Any], out: str | os.PathLike, title: str = "Evaluation") -> list[Path]:
-    """Write report.md, report.json and per_class.png into the folder `out`."""
-    from tnforge.filesystems import write_text_files
+def write_report(report: dict[str, Any], out: str | os.PathLike, title: str = "Evaluation") -> list[Path | str]:
+    """Write report.md, report.json and per_class.png into the folder `out` (local, or remote such as gs://…)."""
+    from tnforge.filesystems import join, write_text_files
     from tnforge.trainers.plots import plot_per_class
 
-    folder = Path(out)
-    written = write_text_files(folder, {"report.md": to_markdown(report, title),
-                                        "report.json": json.dumps(report, indent=2, default=str) + "\n"})
-    written.append(plot_per_class(report["per_class"], folder / "per_class.png", title=title))
+    written = write_text_files(out, {"report.md": to_markdown(report, title),
+                                     "report.json": json.dumps(report, indent=2, default=str) + "\n"})
+    written.append(plot_per_class(report["per_class"], join(out, "per_class.png"), title=title))
     return written
 
 

@@ -187,9 +187,9 @@ def sweep_markdown(rows: Sequence[dict[str, Any]], title: str = "λ sweep") -> s
     return "\n".join(lines) + "\n"
 
 
-def plot_sweep(rows: Sequence[dict[str, Any]], out: str | os.PathLike, title: str = "") -> Path:
+def plot_sweep(rows: Sequence[dict[str, Any]], out: str | os.PathLike, title: str = "") -> Path | str:
     """Error rate per class (and overall) against λ."""
-    from tnforge.trainers.plots import _pyplot
+    from tnforge.trainers.plots import _pyplot, save_figure
 
     plt = _pyplot()
     weights = [row["lambda"] for row in rows]
@@ -208,6 +208,4 @@ def plot_sweep(rows: Sequence[dict[str, Any]], out: str | os.PathLike, title: st
     axis.set_title(title or "error rate per class against λ")
     axis.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
-    figure.savefig(out, dpi=110)
-    plt.close(figure)
-    return Path(out)
+    return save_figure(figure, out)

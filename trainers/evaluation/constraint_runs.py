@@ -73,10 +73,9 @@ def run_sweep(loaded: Any, files: Sequence[Path], split: str | None, weights: Se
 
 def write_sweep(rows: Sequence[dict[str, Any]], out: str | os.PathLike, title: str) -> tuple[str, list[Path]]:
     """Write sweep.md, sweep.json and sweep.png into the folder `out`; returns the Markdown and the paths."""
-    from tnforge.filesystems import write_text_files
+    from tnforge.filesystems import join, write_text_files
 
-    folder = Path(out)
     markdown = sweep_markdown(rows, title)
-    paths = write_text_files(folder, {"sweep.md": markdown, "sweep.json": json.dumps(rows, indent=2) + "\n"})
-    paths.append(plot_sweep(rows, folder / "sweep.png", title))
+    paths = write_text_files(out, {"sweep.md": markdown, "sweep.json": json.dumps(rows, indent=2) + "\n"})
+    paths.append(plot_sweep(rows, join(out, "sweep.png"), title))
     return markdown, paths

@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import torch
 
 from tnforge import datasets
@@ -26,25 +25,28 @@ from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, Vocabulary
 LONG_READING = 16
 
 
-def example_files(source: str | os.PathLike, split: str | None = None) -> list[Path]:
+def example_files(source: str | os.PathLike, split: str | None = None) -> list[Path] | list[str]:
     """Parquet files of examples: a dataset directory (its `examples/<split>`), a folder of Parquet files,
-    or one Parquet file. Raises FileNotFoundError naming the path when nothing is found, ValueError for a corpus
-    file (`check_not_corpus`)."""
-    path = Path(source)
-    if path.is_file():
+    or one Parquet file, local (Paths) or remote (gs://… strings). Raises FileNotFoundError naming the path
+    when nothing is found, ValueError for a corpus file (`check_not_corpus`)."""
+    from tnforge.filesystems import check_path, is_file, is_folder, is_remote, join, list_files
+
+    path = check_path(source)
+    local = (lambda files: [Path(f) for f in files]) if not is_remote(path) else list
+    if is_file(path):
         check_not_corpus(path)
-        return [path]
-    if not path.exists():
+        return local([path])
+    if not is_folder(path):
         raise FileNotFoundError(f"{path}: no such file or directory")
-    if (path / datasets.DATASET_DIRS["examples"]).is_dir():
+    if is_folder(join(path, datasets.DATASET_DIRS["examples"])):
         files = datasets.dataset_files(path, "examples", split)
         if not files:
             raise FileNotFoundError(f"{path}: no examples Parquet files for split {split!r}")
         return files
-    files = sorted(path.rglob("*.parquet"))
+    files = list_files(path, "*.parquet", recursive=True)
     if not files:
         raise FileNotFoundError(f"{path}: no Parquet files")
-    return files
+    return local(files)
 
 
 def iter_rows(
@@ -53,8 +55,10 @@ def iter_rows(
 ) -> Iterator[pa.RecordBatch]:
     """Stream record batches of some columns; keep only rows of `split` when the files carry a split column,
     and with `max_copies` > 0 only rows whose up-sampling `copy` index is below it."""
+    from tnforge.filesystems import parquet_file
+
     for path in files:
-        parquet = pq.ParquetFile(path)
+        parquet = parquet_file(path)
         names = parquet.schema_arrow.names
         use_split = bool(split) and "split" in names
         use_copy = max_copies > 0 and "copy" in names
@@ -72,7 +76,9 @@ def count_rows(files: Sequence[Path], split: str | None = None, max_copies: int 
     """Rows `iter_rows` would stream: of `split` when the files carry a split column, with copy < max_copies
     when it is set (max_copies=1: originals only)."""
     if not max_copies and not split:
-        return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+        from tnforge.filesystems import parquet_file
+
+        return sum(parquet_file(f).metadata.num_rows for f in files)
     return sum(b.num_rows for b in iter_rows(files, ["input"], split=split, max_copies=max_copies))
 
 
