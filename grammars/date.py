@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tnforge.grammars.cardinal import cardinal_strings, digit_path, ordinal_strings
-from tnforge.grammars.lattice import Lattice, alt, cat, words
+from tnforge.grammars.lattice import Lattice, alt, cat, collapse, words
 from tnforge.grammars.numbers import plural
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def year_lattice(g: Grammar, year: str) -> Lattice:
     found = words(*paired, *cardinal_strings(g, year))
     if len(year) == 4:
         found = alt(found, [digit_path(g, year)])
-    return found
+    return collapse(found)
 
 
 def era_words(era: str | None) -> Lattice:
@@ -66,13 +66,25 @@ def _day_month_forms(g: Grammar, day: int, month: int) -> Lattice:
         return []
     ordinal = words(*ordinal_strings(g, str(day)))
     name = words(g.month_names[month])
-    return alt(cat(words("the", ""), ordinal, words("of"), name), cat(name, words("the", ""), ordinal))
+    return collapse(alt(cat(words("the", ""), ordinal, words("of"), name), cat(name, words("the", ""), ordinal)))
+
+
+_OF: tuple[tuple[str, ...], ...] = (("", "of"),)
 
 
 def day_month(g: Grammar, day: str, month: int, year: Lattice | None) -> Lattice:
     """Every order of a day and a month (and an optional year lattice)."""
     forms = _day_month_forms(g, int(day), month)
-    return forms if year is None or not forms else cat(forms, words("", "of"), year)
+    if year is None or not forms:
+        return forms
+    if len(forms) == 1 and len(year) == 1:  # the usual case: both collapsed into one slot
+        return [forms[0] + _OF + year[0]]
+    return cat(forms, words("", "of"), year)
+
+
+def _year_era(g: Grammar, year: str, era: str | None) -> Lattice:
+    found = year_lattice(g, year)
+    return cat(found, era_words(era)) if era and found else found
 
 
 def _month(g: Grammar, text: str) -> int | None:
@@ -106,7 +118,7 @@ def _core(g: Grammar, text: str) -> Lattice:
         number = _month(g, parts["month"])
         if number is None:
             continue
-        year = cat(year_lattice(g, parts["year"]), era_words(parts.get("era"))) if parts.get("year") else None
+        year = _year_era(g, parts["year"], parts.get("era")) if parts.get("year") else None
         if year == []:
             continue
         if "day" not in parts:
@@ -123,7 +135,7 @@ def _core(g: Grammar, text: str) -> Lattice:
 def lattice(g: Grammar, token: str) -> Lattice:
     """DATE readings."""
     text = token.strip().rstrip(_TRAIL).strip() or token.strip()
-    weekday = _WEEKDAY.match(text)
+    weekday = _WEEKDAY.match(text) if text[:1].isalpha() else None
     if weekday and weekday.group(1).lower() in g.weekdays:
         rest = _core(g, weekday.group(2))
         return cat(words(g.weekdays[weekday.group(1).lower()]), words("", "the"), rest) if rest else []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import os
 import threading
@@ -148,8 +150,13 @@ class Grammar:
         return any(reading in self.token_readings(before, name) for name in CLASS_MODULES)
 
     def licenses_batch(self, items: Iterable[tuple[str, str, str | None]]) -> list[bool]:
-        """`licenses` for many (before, reading, cls) triples; readings of each distinct token are cached."""
-        return [self.licenses(before, reading, cls) for before, reading, cls in items]
+        """`licenses` for many (before, reading, cls) triples; readings of each distinct token are cached.
+
+        The cyclic garbage collector is paused for the batch: parsing allocates many small tuples (none in
+        cycles, so reference counting frees them) and each collection would re-scan the token cache."""
+        licenses = self.licenses
+        with gc_paused():
+            return [licenses(before, reading, cls) for before, reading, cls in items]
 
     def reading_words(self, before: str, cls: str | None = None, limit: int = 1000) -> frozenset[tuple[str, ...]]:
         """Licensed readings as word tuples (capped): what a constrained decoder may produce."""
@@ -157,6 +164,18 @@ class Grammar:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Disable the cyclic garbage collector for a block (re-enabled after, if it was on)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 _default: Grammar | None = None
