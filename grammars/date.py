@@ -26,14 +26,23 @@ _PATTERNS = (
     (re.compile(rf"^{_MONTH},?\s+{_YEAR}$"), ("month", "year", "era")),
 )
 _PLAIN_YEAR = re.compile(rf"^{_YEAR}$")
+_ERA_FIRST = re.compile(r"^(AD|A\.D\.|CE|BC|BCE)\s*(\d{1,4})$")
+_SHORT_YEAR = re.compile(r"^[''](\d{2})$")
+_RANGE = re.compile(r"^(\d{3,4})\s*[-–—/]\s*(\d{2}|\d{3,4})$")
+_PREFIX = re.compile(r"^(mid|early|late|circa|ca\.|c\.)[-\s]*(.+)$", re.IGNORECASE)
+_PREFIX_WORDS = {"mid": ("mid",), "early": ("early",), "late": ("late",), "circa": ("circa",),
+                 "ca.": ("circa", "c a"), "c.": ("circa", "c")}
 _WEEKDAY = re.compile(r"^([A-Za-z]+)\.?,?\s+(.*)$")
 
 
 @lru_cache(maxsize=65_536)
 def year_lattice(g: Grammar, year: str) -> Lattice:
     """Readings of a year: paired (nineteen eighty four), cardinal (two thousand six), digit by digit."""
-    if not year.isdigit() or (len(year) > 1 and year[0] == "0"):
+    if not year.isdigit():
         return []
+    if len(year) > 1 and year[0] == "0":  # '08, 10/10/00: o eight, o o
+        return collapse([digit_path(g, year)] + ([] if len(year) > 2 else
+                                                 cat(words("o", "oh", "zero"), words(*cardinal_strings(g, year[1])))))
     paired = g.numbers.year(year) if len(year) in (3, 4) else ()
     found = words(*paired, *cardinal_strings(g, year))
     if len(year) == 4:
@@ -50,7 +59,10 @@ def era_words(era: str | None) -> Lattice:
 
 
 def decade_lattice(g: Grammar, digits: str) -> Lattice:
-    """1980s → nineteen eighties, 2000s → two thousands, 40s → forties, 235s → two thirty fives."""
+    """1980s → nineteen eighties, 2000s → two thousands, 40s → forties, 235s → two thirty fives, 00s → o o."""
+    if digits[:1] == "0":
+        return alt(year_lattice(g, digits), cat(words("o", "oh", "zero"), words(*(
+            f"{h} {plural(t)}".strip() for h, _, t in (r.rpartition(" ") for r in cardinal_strings(g, digits[1:]))))))
     readings = set(g.numbers.year(digits)) if len(digits) in (3, 4) else set()
     readings.update(cardinal_strings(g, digits))
     result = set()
@@ -129,6 +141,22 @@ def _core(g: Grammar, text: str) -> Lattice:
     plain_year = _PLAIN_YEAR.match(text)
     if plain_year and plain_year.group(2):
         return cat(year_lattice(g, plain_year.group(1)), era_words(plain_year.group(2)))
+    return _other(g, text)
+
+
+def _other(g: Grammar, text: str) -> Lattice:
+    """Eras before the year (AD 1066), '08, year ranges (1939–45, 2010/11), mid-/circa prefixes."""
+    if match := _ERA_FIRST.match(text):
+        year = year_lattice(g, match.group(2))
+        return alt(cat(era_words(match.group(1)), year), cat(year, era_words(match.group(1)))) if year else []
+    if match := _SHORT_YEAR.match(text):
+        return year_lattice(g, match.group(1))
+    if match := _RANGE.match(text):
+        first, second = year_lattice(g, match.group(1)), year_lattice(g, match.group(2))
+        return cat(first, words("to", "", "through"), second) if first and second else []
+    if match := _PREFIX.match(text):
+        rest = _core(g, match.group(2))
+        return cat(words(*_PREFIX_WORDS[match.group(1).lower()]), rest) if rest else []
     return []
 
 

@@ -78,10 +78,20 @@ class Grammar:
 
     @cached_property
     def units(self) -> dict[str, tuple[tuple[str, str], ...]]:
-        """Unit symbol → ((singular, plural), …)."""
+        """Unit symbol → ((singular, plural), …): the units table, the SI units, and every SI prefix with
+        every SI unit, read joined or apart (mA → milliamperes, milli amperes)."""
         result: dict[str, tuple[tuple[str, str], ...]] = {}
-        for symbol, singular, plural in self.tables["units"]:
-            result[symbol] = result.get(symbol, ()) + ((singular, plural),)
+
+        def add(symbol: str, singular: str, plural: str) -> None:
+            if (singular, plural) not in result.get(symbol, ()):
+                result[symbol] = result.get(symbol, ()) + ((singular, plural),)
+
+        for symbol, singular, plural in self.tables["units"] + self.tables["si_units"]:
+            add(symbol, singular, plural)
+        for prefix, spoken in self.tables["si_prefixes"]:
+            for symbol, singular, plural in self.tables["si_units"]:
+                add(prefix + symbol, spoken + singular, spoken + plural)
+                add(prefix + symbol, f"{spoken} {singular}", f"{spoken} {plural}")
         return result
 
     @cached_property

@@ -25,8 +25,10 @@ def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
     """(singular, plural) names of one unit, with powers (m2, km², sq mi, cm3) and a spelled fallback."""
     unit = unit.strip().rstrip(".")
     names: list[tuple[str, str]] = list(g.units.get(unit, ()))
-    if unit.lower().startswith("sq ") or unit.lower().startswith("sq."):
+    if unit.lower().startswith(("sq ", "sq.")):
         names += [(f"square {s}", f"square {p}") for s, p in g.units.get(unit[3:].strip(), ())]
+    elif unit.lower().startswith(("cu ", "cu.")):
+        names += [(f"cubic {s}", f"cubic {p}") for s, p in g.units.get(unit[3:].strip(), ())]
     elif unit and unit[-1] in _POWER and unit[:-1] in g.units:
         power = _POWER[unit[-1]]
         base = g.units[unit[:-1]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tnforge.grammars.cardinal import cardinal_strings, clean, decimal_lattice
@@ -14,12 +15,20 @@ if TYPE_CHECKING:
 _AMOUNT = re.compile(r"^(-?(?:\d[\d,]*)?(?:\.\d+)?)\s*([A-Za-z]*)$")
 
 
+@lru_cache(maxsize=64)
+def _symbols(g: Grammar) -> tuple[tuple[str, bool], ...]:
+    """Currency symbols, longest first, each with whether it may follow the amount without a space (5€,
+    50p, 20zł; not 5USD)."""
+    return tuple((symbol, not (symbol.isascii() and symbol.isalpha()) or symbol in ("p", "c"))
+                 for symbol in sorted(g.currencies, key=lambda s: (-len(s), s)))
+
+
 def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
     """(currency, rest) with the currency written before or after the amount (longest symbol first)."""
-    for symbol in sorted(g.currencies, key=len, reverse=True):
+    for symbol, glued in _symbols(g):
         if text.startswith(symbol):
             return symbol, text[len(symbol):].strip()
-        if text.endswith(symbol) and (symbol[0] in "$£€¥₹₱" or text[: -len(symbol)].endswith(" ")):
+        if text.endswith(symbol) and (glued or text[: -len(symbol)].endswith(" ")):
             return symbol, text[: -len(symbol)].strip()
     return None
 

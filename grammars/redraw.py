@@ -52,6 +52,7 @@ class Redrawer:
     def __init__(self, grammar: Grammar, reading_limit: int = 2000):
         self.g = grammar
         self.reading_limit = reading_limit
+        self._picked: dict[tuple, str | None] = {}
 
     @cached_property
     def _number_words(self) -> frozenset[str]:
@@ -86,11 +87,14 @@ class Redrawer:
 
     def pick_reading(self, cls: str, token: str, gold: str) -> str | None:
         """The grammar's reading of `token` closest in shape to `gold` (a reading of another token)."""
+        template, counts = self.shape(normalize_reading(gold))
+        length = len(gold.split())
+        key = (cls, token, template, counts, length)
+        if key in self._picked:
+            return self._picked[key]
         readings = self.g.readings(token, cls, self.reading_limit)
         if not readings:
             return None
-        template, counts = self.shape(normalize_reading(gold))
-        length = len(gold.split())
 
         def score(reading: str) -> tuple:
             other, other_counts = self.shape(reading)
@@ -98,7 +102,10 @@ class Redrawer:
                     sum(w * abs(a - b) for w, a, b in zip(_WEIGHTS, counts, other_counts, strict=True)),
                     abs(len(reading.split()) - length), reading)
 
-        return min(readings, key=score)
+        picked = min(readings, key=score)
+        if len(self._picked) < 500_000:
+            self._picked[key] = picked
+        return picked
 
     def _digits(self, run: str, draws: Iterator[int], cls: str, context: str) -> str:
         if cls == "DATE" and len(run) == 4 and run[0] in "12":
