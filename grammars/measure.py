@@ -48,24 +48,24 @@ def unit_lattice(g: Grammar, unit: str, has_number: bool) -> Lattice:
     unit = unit.strip()
     direct = _unit_names(g, unit)
     if direct:
-        return words(*{name for pair in direct for name in pair})
+        return words(*sorted({name for pair in direct for name in pair}))
     if "/" not in unit:
         return []
     head, _, tail = unit.partition("/")
     per = _unit_names(g, tail)
     if not per:
         return []
-    per_words = cat(words("per"), words(*{name for pair in per for name in pair}))
+    per_words = cat(words("per"), words(*sorted({name for pair in per for name in pair})))
     if not head.strip():
         return per_words if has_number else []
     top = _unit_names(g, head)
     if not top:
         return []
-    return cat(words(*{name for pair in top for name in pair}), per_words)
+    return cat(words(*sorted({name for pair in top for name in pair})), per_words)
 
 
-def lattice(g: Grammar, token: str) -> Lattice:
-    """MEASURE readings."""
+def _single(g: Grammar, token: str) -> Lattice:
+    """A number (or fraction) and a unit."""
     text = clean(token) if not token.strip().endswith(".") else token.strip()
     text = text or token.strip()
     fraction = _FRACTION.match(text)
@@ -91,3 +91,27 @@ def lattice(g: Grammar, token: str) -> Lattice:
     if not number or not unit:
         return []
     return cat(number, unit)
+
+
+_RANGED = re.compile(r"^(-?[\d,]*\.?\d+)\s*(?:[-–—]|to)\s*(-?[\d,]*\.?\d+)\s*([^\d\s].*)$")
+_COMPOUND = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*([^\d\s]+)")
+
+
+def lattice(g: Grammar, token: str) -> Lattice:
+    """MEASURE readings: a number and a unit, a range (3–5 km), or a compound (6 ft 2 in)."""
+    found = _single(g, token)
+    if found:
+        return found
+    text = clean(token) or token.strip()
+    ranged = _RANGED.match(text)
+    if ranged:
+        first, second = number_lattice(g, ranged.group(1)), number_lattice(g, ranged.group(2))
+        unit = unit_lattice(g, ranged.group(3), True)
+        return cat(first, words("to", "through", ""), second, unit) if first and second and unit else []
+    parts = _COMPOUND.findall(text)
+    if len(parts) > 1 and "".join(n + u for n, u in parts) == text.replace(" ", ""):
+        pieces = [cat(number_lattice(g, number), unit_lattice(g, unit, True)) for number, unit in parts]
+        if all(pieces):
+            return cat(*[piece for index, piece in enumerate(pieces) for piece in
+                         ((words("and", ""), piece) if index else (piece,))])
+    return []

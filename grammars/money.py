@@ -12,6 +12,7 @@ from tnforge.grammars.lattice import Lattice, alt, cat, words
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
 
+_RANGED = re.compile(r"^(\d[\d,]*(?:\.\d+)?)\s*[-–—]\s*\D{0,3}?(\d[\d,]*(?:\.\d+)?)\s*([A-Za-z]*)$")
 _AMOUNT = re.compile(r"^(-?(?:\d[\d,]*)?(?:\.\d+)?)\s*([A-Za-z]*)$")
 
 
@@ -40,6 +41,12 @@ def lattice(g: Grammar, token: str) -> Lattice:
     if split is None:
         return []
     symbol, rest = split
+    ranged = _RANGED.match(rest)
+    if ranged and (not ranged.group(3) or ranged.group(3) in g.money_scales):  # $5–10 million
+        first, second = decimal_lattice(g, ranged.group(1)), decimal_lattice(g, ranged.group(2))
+        scale = words(*g.money_scales[ranged.group(3)]) if ranged.group(3) else words("")
+        names = words(*sorted({name for row in g.currencies[symbol] for name in row[:2]}))
+        return cat(first, words("to", "through", ""), second, scale, names) if first and second else []
     match = _AMOUNT.match(rest)
     if not match or not match.group(1) or match.group(1) in ("-", "."):
         return []
