@@ -116,12 +116,12 @@ def lattice(g: Grammar, token: str) -> Lattice:
         if scale.lower() in _SCALE_WORDS and head:  # 3 million → three million
             number = integer_lattice(g, head)
             found = cat(number, words(scale.lower())) if number else []
+    if not found and text.replace(" ", "").replace(",", "").isdigit() and " " in text:
+        found = integer_lattice(g, text.replace(" ", ""))
     if not found and " " in text:
         # The corpus sometimes glues a trailing word to a number ("63 U.S." → sixty three).
         head, _, _rest = text.partition(" ")
         found = integer_lattice(g, head.rstrip(_TRAILING))
-    if not found and text.replace(" ", "").replace(",", "").isdigit() and " " in text:
-        found = integer_lattice(g, text.replace(" ", ""))
     if not found:
         found = range_lattice(text, lambda part: integer_lattice(g, part))
     return alt(found)

@@ -95,6 +95,27 @@ class Grammar:
         return result
 
     @cached_property
+    def unit_names(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """A unit's spoken name (singular or plural, as written out: mile, feet) → its (singular, plural)."""
+        result: dict[str, tuple[tuple[str, str], ...]] = {}
+        for _symbol, singular, plural in self.tables["units"] + self.tables["si_units"]:
+            for name in (singular, plural):
+                if (singular, plural) not in result.get(name, ()):
+                    result[name] = result.get(name, ()) + ((singular, plural),)
+        return result
+
+    @cached_property
+    def currency_names(self) -> dict[str, tuple[tuple[str, str, str, str], ...]]:
+        """A currency's spoken name (singular or plural: euros, dollar) → its table rows."""
+        result: dict[str, tuple[tuple[str, str, str, str], ...]] = {}
+        for rows in self.currencies.values():
+            for row in rows:
+                for name in row[:2]:
+                    if row not in result.get(name, ()):
+                        result[name] = result.get(name, ()) + (row,)
+        return result
+
+    @cached_property
     def currencies(self) -> dict[str, tuple[tuple[str, str, str, str], ...]]:
         """Currency symbol or code → ((singular, plural, minor singular, minor plural), …)."""
         result: dict[str, tuple[tuple[str, str, str, str], ...]] = {}

@@ -36,6 +36,8 @@ def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
         names += [(f"{s} {'squared' if power == 'square' else 'cubed'}",) * 2 for s, _ in base]
         if unit[:-1] == "cm" and power == "cubic":
             names.append(("c c", "c c"))
+    if not names and unit.lower() in g.unit_names:  # written out: 1/4 mile, 3 feet
+        names = list(g.unit_names[unit.lower()])
     if names and _SPELLABLE.match(unit) and len(unit) <= 4:
         spelled = " ".join(unit.lower())
         names.append((spelled, spelled))

@@ -41,8 +41,23 @@ def _units(g: Grammar, values: tuple[str, ...], names: tuple[str, ...], fraction
     return cat(*pieces)
 
 
+_MILITARY = re.compile(r"^([01]\d|2[0-4])([0-5]\d)\s*(h|hrs|hours)?$", re.IGNORECASE)
+
+
+def _military(g: Grammar, match: re.Match) -> Lattice:
+    """0900 → o nine hundred (hours), 1430 → fourteen thirty."""
+    hours, minutes = match.group(1), match.group(2)
+    hour = words(*cardinal_strings(g, str(int(hours))))
+    if hours[0] == "0":
+        hour = alt(hour, cat(words("o", "oh", "zero"), hour))
+    return cat(hour, words("hundred") if minutes == "00" else minutes_lattice(g, minutes), words("", "hours"))
+
+
 def lattice(g: Grammar, token: str) -> Lattice:
     """TIME readings."""
+    military = _MILITARY.match(token.strip())
+    if military:
+        return _military(g, military)
     match = _TIME.match(token.strip())
     if not match:
         return []
