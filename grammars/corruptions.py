@@ -8,12 +8,12 @@ words swapped. Deterministic: every reading yields the same corruptions in the s
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
 
 from tnforge.grammars.grammar import Grammar
+from tnforge.grammars.memo import per_grammar
 
 
-@lru_cache(maxsize=16)
+@per_grammar
 def _synonyms(g: Grammar) -> dict[str, frozenset[str]]:
     """One-word unit and currency names that read the same symbol (amperes, amps): replacing one by the
     other does not change the meaning, so it is no corruption."""
@@ -25,7 +25,7 @@ def _synonyms(g: Grammar) -> dict[str, frozenset[str]]:
     return {word: frozenset(names) for word, names in groups.items()}
 
 
-@lru_cache(maxsize=16)
+@per_grammar
 def _vocabularies(g: Grammar) -> dict[str, list[str]]:
     w = g.words
     def one_word(names: set[str]) -> list[str]:
@@ -47,7 +47,7 @@ def _vocabularies(g: Grammar) -> dict[str, list[str]]:
     }
 
 
-@lru_cache(maxsize=16)
+@per_grammar
 def _index(g: Grammar) -> tuple[dict[str, str], dict[str, int]]:
     """Each corruptible word's kind and its position in its kind's list."""
     vocab = _vocabularies(g)

@@ -4,11 +4,11 @@ and abbreviations, day-month-year and month-day-year orders, ISO and numeric dat
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tnforge.grammars.cardinal import cardinal_strings, digit_path, ordinal_strings
 from tnforge.grammars.lattice import Lattice, alt, cat, collapse, words
+from tnforge.grammars.memo import per_grammar
 from tnforge.grammars.numbers import plural
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ _PREFIX_WORDS = {"mid": ("mid",), "early": ("early",), "late": ("late",), "circa
 _WEEKDAY = re.compile(r"^([A-Za-z]+)\.?,?\s+(.*)$")
 
 
-@lru_cache(maxsize=65_536)
+@per_grammar
 def year_lattice(g: Grammar, year: str) -> Lattice:
     """Readings of a year: paired (nineteen eighty four), cardinal (two thousand six), digit by digit."""
     if not year.isdigit():
@@ -72,7 +72,7 @@ def decade_lattice(g: Grammar, digits: str) -> Lattice:
     return words(*sorted(result))
 
 
-@lru_cache(maxsize=65_536)
+@per_grammar
 def _day_month_forms(g: Grammar, day: int, month: int) -> Lattice:
     if not 1 <= day <= 31 or month not in g.month_names:
         return []

@@ -49,6 +49,8 @@ class Grammar:
         self.numbers.preload(load_or_expand(self.tables, self.numbers, cache_dir))
         self.load_seconds = time.perf_counter() - started
         self._cache: dict[tuple[str, str], TokenReadings] = {}
+        #: Per-grammar memos of derived tables and sub-lattices (see memo.per_grammar).
+        self.memos: dict[str, dict] = {}
         self._modules = {cls: importlib.import_module(f"tnforge.grammars.{name}") for cls, name in CLASS_MODULES.items()}
 
     @property
@@ -194,7 +196,9 @@ class Grammar:
         return frozenset(tuple(r.split()) for r in self.readings(before, cls, limit))
 
     def clear_cache(self) -> None:
+        """Forget every token's readings and every memoized sub-lattice."""
         self._cache.clear()
+        self.memos.clear()
 
 
 @contextlib.contextmanager

@@ -4,13 +4,13 @@ kilometers, 1,046.0 sq mi, 50% → fifty percent, 1/2 cc → half a c c, with le
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tnforge.grammars.cardinal import clean
 from tnforge.grammars.decimal import number_lattice
 from tnforge.grammars.fraction import VULGAR, fraction_lattice
 from tnforge.grammars.lattice import Lattice, alt, cat, words
+from tnforge.grammars.memo import per_grammar
 
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
@@ -44,7 +44,7 @@ def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
     return names
 
 
-@lru_cache(maxsize=65_536)
+@per_grammar
 def unit_lattice(g: Grammar, unit: str, has_number: bool) -> Lattice:
     """Readings of a unit expression: a unit, or ratios of units ("km/h", "g/cm3", "/km²")."""
     unit = unit.strip()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tnforge.grammars.cardinal import cardinal_strings, clean, decimal_lattice
 from tnforge.grammars.lattice import Lattice, alt, cat, words
+from tnforge.grammars.memo import per_grammar
 
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
@@ -16,7 +16,7 @@ _RANGED = re.compile(r"^(\d[\d,]*(?:\.\d+)?)\s*[-–—]\s*\D{0,3}?(\d[\d,]*(?:\
 _AMOUNT = re.compile(r"^(-?(?:\d[\d,]*)?(?:\.\d+)?)\s*([A-Za-z]*)$")
 
 
-@lru_cache(maxsize=64)
+@per_grammar
 def _symbols(g: Grammar) -> tuple[tuple[str, bool], ...]:
     """Currency symbols, longest first, each with whether it may follow the amount without a space (5€,
     50p, 20zł; not 5USD)."""
