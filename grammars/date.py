@@ -84,6 +84,13 @@ def _day_month_forms(g: Grammar, day: int, month: int) -> Lattice:
 _OF: tuple[tuple[str, ...], ...] = (("", "of"),)
 
 
+def preload(g: Grammar) -> None:
+    """Prepare every day and month's readings (372 small sets) when the grammar loads."""
+    for month in g.month_names:
+        for day in range(1, 32):
+            _day_month_forms(g, day, month)
+
+
 def day_month(g: Grammar, day: str, month: int, year: Lattice | None) -> Lattice:
     """Every order of a day and a month (and an optional year lattice)."""
     forms = _day_month_forms(g, int(day), month)

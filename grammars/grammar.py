@@ -47,11 +47,18 @@ class Grammar:
         # Part of loading: the small maps' (input → outputs) lists, expanded from the FSTs once and cached
         # beside the FAR, so number lookups are dict reads from here on.
         self.numbers.preload(load_or_expand(self.tables, self.numbers, cache_dir))
-        self.load_seconds = time.perf_counter() - started
         self._cache: dict[tuple[str, str], TokenReadings] = {}
         #: Per-grammar memos of derived tables and sub-lattices (see memo.per_grammar).
         self.memos: dict[str, dict] = {}
         self._modules = {cls: importlib.import_module(f"tnforge.grammars.{name}") for cls, name in CLASS_MODULES.items()}
+        # Also part of loading: the derived tables, and what a class module prepares (date: every day and
+        # month), so the first check of a token does not pay for them.
+        for table in ("units", "unit_names", "currencies", "currency_names", "months", "weekdays", "money_scales"):
+            getattr(self, table)
+        for module in dict.fromkeys(self._modules.values()):
+            if callable(getattr(module, "preload", None)):
+                module.preload(self)
+        self.load_seconds = time.perf_counter() - started
 
     @property
     def fsts(self) -> dict:
