@@ -68,12 +68,14 @@ def lattice(g: Grammar, token: str) -> Lattice:
         return []
     if fraction is not None and (minutes is None or half is not None):
         return []
-    clock = int(hours) <= 24
+    clock = int(hours) <= 24  # a time of day; else only a duration (45:30)
+    if half and not clock:
+        return []
     hour = words(*cardinal_strings(g, str(int(hours))))
     if minutes is None:
         found = cat(hour, words("", "o'clock"))
     elif seconds is None and fraction is None:  # 10:30, or 2:35 as a duration
-        found = alt(cat(hour, minutes_lattice(g, minutes)) if clock and half is None or half else [],
+        found = alt(cat(hour, minutes_lattice(g, minutes)) if clock else [],
                     [] if half else _units(g, (hours, minutes), ("hours", "minutes")),
                     [] if half else _units(g, (hours, minutes), ("minutes", "seconds")))
     elif seconds is None:  # 1:02.5
@@ -82,8 +84,6 @@ def lattice(g: Grammar, token: str) -> Lattice:
         found = alt(cat(hour, minutes_lattice(g, minutes), words(*cardinal_strings(g, str(int(seconds)))))
                     if clock and fraction is None else [],
                     [] if half else _units(g, (hours, minutes, seconds), ("hours", "minutes", "seconds"), fraction))
-    if not clock and half:
-        return []
     if half is not None:
         found = cat(found, words(f"{half.lower()} m"))
     if zone:
