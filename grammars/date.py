@@ -26,6 +26,9 @@ _PATTERNS = (
     (re.compile(rf"^{_MONTH},?\s+{_YEAR}$"), ("month", "year", "era")),
 )
 _PLAIN_YEAR = re.compile(rf"^{_YEAR}$")
+#: The two commonest layouts in one match (9 December 2014, December 13, 2015): a fast path to the same lattice.
+_COMMON = re.compile(r"^(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z]{3,9})\.?"
+                     r"|([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?)\s+(\d{3,4})$")
 _ERA_FIRST = re.compile(r"^(AD|A\.D\.|CE|BC|BCE)\s*(\d{1,4})$")
 _SHORT_YEAR = re.compile(r"^[''](\d{2})$")
 _RANGE = re.compile(r"^(\d{3,4})\s*[-–—/]\s*(\d{2}|\d{3,4})$")
@@ -113,6 +116,13 @@ def _month(g: Grammar, text: str) -> int | None:
 
 def _core(g: Grammar, text: str) -> Lattice:
     """A date without weekday."""
+    common = _COMMON.match(text)
+    if common:
+        day, month = (common.group(1), common.group(2)) if common.group(1) else (common.group(4), common.group(3))
+        number = _month(g, month)
+        found = day_month(g, day, number, year_lattice(g, common.group(5))) if number is not None else []
+        if found:
+            return found
     if text.isdigit():
         return year_lattice(g, text)
     decade = _DECADE.match(text)
