@@ -7,6 +7,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 T = TypeVar("T")
+#: A memo with more entries than this is emptied (keeps odd inputs, e.g. unusual unit strings, from growing
+#: it without bound in a long-running worker).
+MAX_ENTRIES = 100_000
 
 
 def per_grammar(function: Callable[..., T]) -> Callable[..., T]:
@@ -21,6 +24,8 @@ def per_grammar(function: Callable[..., T]) -> Callable[..., T]:
             memo = g.memos[name] = {}
         found = memo.get(args, memo)
         if found is memo:
+            if len(memo) >= MAX_ENTRIES:
+                memo.clear()
             found = memo[args] = function(g, *args)
         return found
 
