@@ -81,6 +81,21 @@ def decimal_lattice(g: Grammar, text: str) -> Lattice:
     return signed(g, text, body)
 
 
+_RANGE = re.compile(r"^(.*?\d)\s*(?:[-–—~]|to)\s*(-?\d.*)$")
+#: How a range is read: 3–5 → three to five.
+RANGE_WORDS = ("to", "through", "")
+_SCALE_WORDS = ("thousand", "million", "billion", "trillion")
+
+
+def range_lattice(text: str, single) -> Lattice:
+    """`single(a)` to `single(b)` for a written range a–b (3–5, 1,000-2,000, 2.5–3); [] when not one."""
+    match = _RANGE.match(text)
+    if not match:
+        return []
+    first, second = single(match.group(1).strip()), single(match.group(2).strip())
+    return cat(first, words(*RANGE_WORDS), second) if first and second else []
+
+
 def clean(token: str) -> str:
     """The token without surrounding spaces and trailing punctuation ("13," → "13")."""
     return token.strip().rstrip(_TRAILING).strip()
@@ -96,10 +111,17 @@ def lattice(g: Grammar, token: str) -> Lattice:
         value = roman_value(text)
         if value is not None:
             found = words(*g.numbers.cardinal(str(value)))
+    if not found:
+        head, _, scale = text.rpartition(" ")
+        if scale.lower() in _SCALE_WORDS and head:  # 3 million → three million
+            number = integer_lattice(g, head)
+            found = cat(number, words(scale.lower())) if number else []
+    if not found and text.replace(" ", "").replace(",", "").isdigit() and " " in text:
+        found = integer_lattice(g, text.replace(" ", ""))
     if not found and " " in text:
         # The corpus sometimes glues a trailing word to a number ("63 U.S." → sixty three).
         head, _, _rest = text.partition(" ")
         found = integer_lattice(g, head.rstrip(_TRAILING))
-    if not found and text.replace(" ", "").replace(",", "").isdigit() and " " in text:
-        found = integer_lattice(g, text.replace(" ", ""))
+    if not found:
+        found = range_lattice(text, lambda part: integer_lattice(g, part))
     return alt(found)

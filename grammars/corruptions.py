@@ -10,8 +10,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tnforge.grammars.grammar import Grammar
+from tnforge.grammars.memo import per_grammar
 
 
+@per_grammar
+def _synonyms(g: Grammar) -> dict[str, frozenset[str]]:
+    """One-word unit and currency names that read the same symbol (amperes, amps): replacing one by the
+    other does not change the meaning, so it is no corruption."""
+    groups: dict[str, set[str]] = {}
+    for rows in list(g.units.values()) + [tuple((r[0], r[1]) for r in rows) for rows in g.currencies.values()]:
+        names = {word for pair in rows for name in pair for word in name.split()}
+        for word in names:
+            groups.setdefault(word, set()).update(names)
+    return {word: frozenset(names) for word, names in groups.items()}
+
+
+@per_grammar
 def _vocabularies(g: Grammar) -> dict[str, list[str]]:
     w = g.words
     def one_word(names: set[str]) -> list[str]:
@@ -33,10 +47,19 @@ def _vocabularies(g: Grammar) -> dict[str, list[str]]:
     }
 
 
+@per_grammar
+def _index(g: Grammar) -> tuple[dict[str, str], dict[str, int]]:
+    """Each corruptible word's kind and its position in its kind's list."""
+    vocab = _vocabularies(g)
+    index = {word: kind for kind, words in vocab.items() for word in words}
+    return index, {word: vocab[kind].index(word) for word, kind in index.items()}
+
+
 def corruptions(g: Grammar, reading: str, per_word: int = 2) -> Iterator[tuple[str, str]]:
     """(kind, corrupted reading) pairs; `per_word` replacements per corruptible word and kind."""
     vocab = _vocabularies(g)
-    index = {word: kind for kind, words in vocab.items() for word in words}
+    synonyms = _synonyms(g)
+    index, positions = _index(g)
     cardinal_of = {o: c for c, o in g.words.ordinal_of.items()}
     tokens = reading.split()
     produced: set[str] = {reading}
@@ -52,9 +75,12 @@ def corruptions(g: Grammar, reading: str, per_word: int = 2) -> Iterator[tuple[s
         if kind is None:
             continue
         choices = vocab[kind]
-        start = choices.index(word)
+        start = positions[word]
+        same = synonyms.get(word, frozenset()) if kind.startswith(("unit", "currency")) else frozenset()
         for step in range(1, per_word + 1):
             replacement = choices[(start + step) % len(choices)]
+            if replacement in same:
+                continue
             yield from emit(f"wrong_{kind}", tokens[:position] + [replacement] + tokens[position + 1:])
         if kind == "ordinal" and word in cardinal_of:
             yield from emit("ordinal_to_cardinal", tokens[:position] + [cardinal_of[word]] + tokens[position + 1:])

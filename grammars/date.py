@@ -4,11 +4,11 @@ and abbreviations, day-month-year and month-day-year orders, ISO and numeric dat
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tnforge.grammars.cardinal import cardinal_strings, digit_path, ordinal_strings
-from tnforge.grammars.lattice import Lattice, alt, cat, words
+from tnforge.grammars.lattice import Lattice, alt, cat, collapse, words
+from tnforge.grammars.memo import per_grammar
 from tnforge.grammars.numbers import plural
 
 if TYPE_CHECKING:
@@ -26,19 +26,31 @@ _PATTERNS = (
     (re.compile(rf"^{_MONTH},?\s+{_YEAR}$"), ("month", "year", "era")),
 )
 _PLAIN_YEAR = re.compile(rf"^{_YEAR}$")
+#: The two commonest layouts in one match (9 December 2014, December 13, 2015): a fast path to the same lattice.
+_COMMON = re.compile(r"^(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([A-Za-z]{3,9})\.?"
+                     r"|([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?)\s+(\d{3,4})$")
+_ERA_FIRST = re.compile(r"^(AD|A\.D\.|CE|BC|BCE)\s*(\d{1,4})$")
+_SHORT_YEAR = re.compile(r"^[''](\d{2})$")
+_RANGE = re.compile(r"^(\d{3,4})\s*[-–—/]\s*(\d{2}|\d{3,4})$")
+_PREFIX = re.compile(r"^(mid|early|late|circa|ca\.|c\.)[-\s]*(.+)$", re.IGNORECASE)
+_PREFIX_WORDS = {"mid": ("mid",), "early": ("early",), "late": ("late",), "circa": ("circa",),
+                 "ca.": ("circa", "c a"), "c.": ("circa", "c")}
 _WEEKDAY = re.compile(r"^([A-Za-z]+)\.?,?\s+(.*)$")
 
 
-@lru_cache(maxsize=65_536)
+@per_grammar
 def year_lattice(g: Grammar, year: str) -> Lattice:
     """Readings of a year: paired (nineteen eighty four), cardinal (two thousand six), digit by digit."""
-    if not year.isdigit() or (len(year) > 1 and year[0] == "0"):
+    if not year.isdigit():
         return []
+    if len(year) > 1 and year[0] == "0":  # '08, 10/10/00: o eight, o o
+        return collapse([digit_path(g, year)] + ([] if len(year) > 2 else
+                                                 cat(words("o", "oh", "zero"), words(*cardinal_strings(g, year[1])))))
     paired = g.numbers.year(year) if len(year) in (3, 4) else ()
     found = words(*paired, *cardinal_strings(g, year))
     if len(year) == 4:
         found = alt(found, [digit_path(g, year)])
-    return found
+    return collapse(found)
 
 
 def era_words(era: str | None) -> Lattice:
@@ -50,7 +62,10 @@ def era_words(era: str | None) -> Lattice:
 
 
 def decade_lattice(g: Grammar, digits: str) -> Lattice:
-    """1980s → nineteen eighties, 2000s → two thousands, 40s → forties, 235s → two thirty fives."""
+    """1980s → nineteen eighties, 2000s → two thousands, 40s → forties, 235s → two thirty fives, 00s → o o."""
+    if digits[:1] == "0":
+        return alt(year_lattice(g, digits), cat(words("o", "oh", "zero"), words(*(
+            f"{h} {plural(t)}".strip() for h, _, t in (r.rpartition(" ") for r in cardinal_strings(g, digits[1:]))))))
     readings = set(g.numbers.year(digits)) if len(digits) in (3, 4) else set()
     readings.update(cardinal_strings(g, digits))
     result = set()
@@ -60,19 +75,38 @@ def decade_lattice(g: Grammar, digits: str) -> Lattice:
     return words(*sorted(result))
 
 
-@lru_cache(maxsize=65_536)
+@per_grammar
 def _day_month_forms(g: Grammar, day: int, month: int) -> Lattice:
     if not 1 <= day <= 31 or month not in g.month_names:
         return []
     ordinal = words(*ordinal_strings(g, str(day)))
     name = words(g.month_names[month])
-    return alt(cat(words("the", ""), ordinal, words("of"), name), cat(name, words("the", ""), ordinal))
+    return collapse(alt(cat(words("the", ""), ordinal, words("of"), name), cat(name, words("the", ""), ordinal)))
+
+
+_OF: tuple[tuple[str, ...], ...] = (("", "of"),)
+
+
+def preload(g: Grammar) -> None:
+    """Prepare every day and month's readings (372 small sets) when the grammar loads."""
+    for month in g.month_names:
+        for day in range(1, 32):
+            _day_month_forms(g, day, month)
 
 
 def day_month(g: Grammar, day: str, month: int, year: Lattice | None) -> Lattice:
     """Every order of a day and a month (and an optional year lattice)."""
     forms = _day_month_forms(g, int(day), month)
-    return forms if year is None or not forms else cat(forms, words("", "of"), year)
+    if year is None or not forms:
+        return forms
+    if len(forms) == 1 and len(year) == 1:  # the usual case: both collapsed into one slot
+        return [forms[0] + _OF + year[0]]
+    return cat(forms, words("", "of"), year)
+
+
+def _year_era(g: Grammar, year: str, era: str | None) -> Lattice:
+    found = year_lattice(g, year)
+    return cat(found, era_words(era)) if era and found else found
 
 
 def _month(g: Grammar, text: str) -> int | None:
@@ -82,6 +116,13 @@ def _month(g: Grammar, text: str) -> int | None:
 
 def _core(g: Grammar, text: str) -> Lattice:
     """A date without weekday."""
+    common = _COMMON.match(text)
+    if common:
+        day, month = (common.group(1), common.group(2)) if common.group(1) else (common.group(4), common.group(3))
+        number = _month(g, month)
+        found = day_month(g, day, number, year_lattice(g, common.group(5))) if number is not None else []
+        if found:
+            return found
     if text.isdigit():
         return year_lattice(g, text)
     decade = _DECADE.match(text)
@@ -106,7 +147,7 @@ def _core(g: Grammar, text: str) -> Lattice:
         number = _month(g, parts["month"])
         if number is None:
             continue
-        year = cat(year_lattice(g, parts["year"]), era_words(parts.get("era"))) if parts.get("year") else None
+        year = _year_era(g, parts["year"], parts.get("era")) if parts.get("year") else None
         if year == []:
             continue
         if "day" not in parts:
@@ -117,13 +158,29 @@ def _core(g: Grammar, text: str) -> Lattice:
     plain_year = _PLAIN_YEAR.match(text)
     if plain_year and plain_year.group(2):
         return cat(year_lattice(g, plain_year.group(1)), era_words(plain_year.group(2)))
+    return _other(g, text)
+
+
+def _other(g: Grammar, text: str) -> Lattice:
+    """Eras before the year (AD 1066), '08, year ranges (1939–45, 2010/11), mid-/circa prefixes."""
+    if match := _ERA_FIRST.match(text):
+        year = year_lattice(g, match.group(2))
+        return alt(cat(era_words(match.group(1)), year), cat(year, era_words(match.group(1)))) if year else []
+    if match := _SHORT_YEAR.match(text):
+        return year_lattice(g, match.group(1))
+    if match := _RANGE.match(text):
+        first, second = year_lattice(g, match.group(1)), year_lattice(g, match.group(2))
+        return cat(first, words("to", "", "through"), second) if first and second else []
+    if match := _PREFIX.match(text):
+        rest = _core(g, match.group(2))
+        return cat(words(*_PREFIX_WORDS[match.group(1).lower()]), rest) if rest else []
     return []
 
 
 def lattice(g: Grammar, token: str) -> Lattice:
     """DATE readings."""
     text = token.strip().rstrip(_TRAIL).strip() or token.strip()
-    weekday = _WEEKDAY.match(text)
+    weekday = _WEEKDAY.match(text) if text[:1].isalpha() else None
     if weekday and weekday.group(1).lower() in g.weekdays:
         rest = _core(g, weekday.group(2))
         return cat(words(g.weekdays[weekday.group(1).lower()]), words("", "the"), rest) if rest else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import clean, decimal_lattice
+from tnforge.grammars.cardinal import clean, decimal_lattice, range_lattice
 from tnforge.grammars.lattice import Lattice, cat, words
 
 if TYPE_CHECKING:
@@ -27,5 +27,6 @@ def number_lattice(g: Grammar, text: str) -> Lattice:
 
 
 def lattice(g: Grammar, token: str) -> Lattice:
-    """DECIMAL readings."""
-    return number_lattice(g, clean(token) or token.strip())
+    """DECIMAL readings (also ranges: 2.5–3.5)."""
+    text = clean(token) or token.strip()
+    return number_lattice(g, text) or range_lattice(text, lambda part: number_lattice(g, part))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import os
 import threading
@@ -45,9 +47,18 @@ class Grammar:
         # Part of loading: the small maps' (input → outputs) lists, expanded from the FSTs once and cached
         # beside the FAR, so number lookups are dict reads from here on.
         self.numbers.preload(load_or_expand(self.tables, self.numbers, cache_dir))
-        self.load_seconds = time.perf_counter() - started
         self._cache: dict[tuple[str, str], TokenReadings] = {}
+        #: Per-grammar memos of derived tables and sub-lattices (see memo.per_grammar).
+        self.memos: dict[str, dict] = {}
         self._modules = {cls: importlib.import_module(f"tnforge.grammars.{name}") for cls, name in CLASS_MODULES.items()}
+        # Also part of loading: the derived tables, and what a class module prepares (date: every day and
+        # month), so the first check of a token does not pay for them.
+        for table in ("units", "unit_names", "currencies", "currency_names", "months", "weekdays", "money_scales"):
+            getattr(self, table)
+        for module in dict.fromkeys(self._modules.values()):
+            if callable(getattr(module, "preload", None)):
+                module.preload(self)
+        self.load_seconds = time.perf_counter() - started
 
     @property
     def fsts(self) -> dict:
@@ -76,10 +87,41 @@ class Grammar:
 
     @cached_property
     def units(self) -> dict[str, tuple[tuple[str, str], ...]]:
-        """Unit symbol → ((singular, plural), …)."""
+        """Unit symbol → ((singular, plural), …): the units table, the SI units, and every SI prefix with
+        every SI unit, read joined or apart (mA → milliamperes, milli amperes)."""
         result: dict[str, tuple[tuple[str, str], ...]] = {}
-        for symbol, singular, plural in self.tables["units"]:
-            result[symbol] = result.get(symbol, ()) + ((singular, plural),)
+
+        def add(symbol: str, singular: str, plural: str) -> None:
+            if (singular, plural) not in result.get(symbol, ()):
+                result[symbol] = result.get(symbol, ()) + ((singular, plural),)
+
+        for symbol, singular, plural in self.tables["units"] + self.tables["si_units"]:
+            add(symbol, singular, plural)
+        for prefix, spoken in self.tables["si_prefixes"]:
+            for symbol, singular, plural in self.tables["si_units"]:
+                add(prefix + symbol, spoken + singular, spoken + plural)
+                add(prefix + symbol, f"{spoken} {singular}", f"{spoken} {plural}")
+        return result
+
+    @cached_property
+    def unit_names(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """A unit's spoken name (singular or plural, as written out: mile, feet) → its (singular, plural)."""
+        result: dict[str, tuple[tuple[str, str], ...]] = {}
+        for _symbol, singular, plural in self.tables["units"] + self.tables["si_units"]:
+            for name in (singular, plural):
+                if (singular, plural) not in result.get(name, ()):
+                    result[name] = result.get(name, ()) + ((singular, plural),)
+        return result
+
+    @cached_property
+    def currency_names(self) -> dict[str, tuple[tuple[str, str, str, str], ...]]:
+        """A currency's spoken name (singular or plural: euros, dollar) → its table rows."""
+        result: dict[str, tuple[tuple[str, str, str, str], ...]] = {}
+        for rows in self.currencies.values():
+            for row in rows:
+                for name in row[:2]:
+                    if row not in result.get(name, ()):
+                        result[name] = result.get(name, ()) + (row,)
         return result
 
     @cached_property
@@ -148,15 +190,34 @@ class Grammar:
         return any(reading in self.token_readings(before, name) for name in CLASS_MODULES)
 
     def licenses_batch(self, items: Iterable[tuple[str, str, str | None]]) -> list[bool]:
-        """`licenses` for many (before, reading, cls) triples; readings of each distinct token are cached."""
-        return [self.licenses(before, reading, cls) for before, reading, cls in items]
+        """`licenses` for many (before, reading, cls) triples; readings of each distinct token are cached.
+
+        The cyclic garbage collector is paused for the batch: parsing allocates many small tuples (none in
+        cycles, so reference counting frees them) and each collection would re-scan the token cache."""
+        licenses = self.licenses
+        with gc_paused():
+            return [licenses(before, reading, cls) for before, reading, cls in items]
 
     def reading_words(self, before: str, cls: str | None = None, limit: int = 1000) -> frozenset[tuple[str, ...]]:
         """Licensed readings as word tuples (capped): what a constrained decoder may produce."""
         return frozenset(tuple(r.split()) for r in self.readings(before, cls, limit))
 
     def clear_cache(self) -> None:
+        """Forget every token's readings and every memoized sub-lattice."""
         self._cache.clear()
+        self.memos.clear()
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Disable the cyclic garbage collector for a block (re-enabled after, if it was on)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 _default: Grammar | None = None

@@ -4,13 +4,13 @@ kilometers, 1,046.0 sq mi, 50% → fifty percent, 1/2 cc → half a c c, with le
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tnforge.grammars.cardinal import clean
 from tnforge.grammars.decimal import number_lattice
 from tnforge.grammars.fraction import VULGAR, fraction_lattice
 from tnforge.grammars.lattice import Lattice, alt, cat, words
+from tnforge.grammars.memo import per_grammar
 
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
@@ -25,8 +25,10 @@ def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
     """(singular, plural) names of one unit, with powers (m2, km², sq mi, cm3) and a spelled fallback."""
     unit = unit.strip().rstrip(".")
     names: list[tuple[str, str]] = list(g.units.get(unit, ()))
-    if unit.lower().startswith("sq ") or unit.lower().startswith("sq."):
+    if unit.lower().startswith(("sq ", "sq.")):
         names += [(f"square {s}", f"square {p}") for s, p in g.units.get(unit[3:].strip(), ())]
+    elif unit.lower().startswith(("cu ", "cu.")):
+        names += [(f"cubic {s}", f"cubic {p}") for s, p in g.units.get(unit[3:].strip(), ())]
     elif unit and unit[-1] in _POWER and unit[:-1] in g.units:
         power = _POWER[unit[-1]]
         base = g.units[unit[:-1]]
@@ -34,36 +36,38 @@ def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
         names += [(f"{s} {'squared' if power == 'square' else 'cubed'}",) * 2 for s, _ in base]
         if unit[:-1] == "cm" and power == "cubic":
             names.append(("c c", "c c"))
+    if not names and unit.lower() in g.unit_names:  # written out: 1/4 mile, 3 feet
+        names = list(g.unit_names[unit.lower()])
     if names and _SPELLABLE.match(unit) and len(unit) <= 4:
         spelled = " ".join(unit.lower())
         names.append((spelled, spelled))
     return names
 
 
-@lru_cache(maxsize=65_536)
+@per_grammar
 def unit_lattice(g: Grammar, unit: str, has_number: bool) -> Lattice:
     """Readings of a unit expression: a unit, or ratios of units ("km/h", "g/cm3", "/km²")."""
     unit = unit.strip()
     direct = _unit_names(g, unit)
     if direct:
-        return words(*{name for pair in direct for name in pair})
+        return words(*sorted({name for pair in direct for name in pair}))
     if "/" not in unit:
         return []
     head, _, tail = unit.partition("/")
     per = _unit_names(g, tail)
     if not per:
         return []
-    per_words = cat(words("per"), words(*{name for pair in per for name in pair}))
+    per_words = cat(words("per"), words(*sorted({name for pair in per for name in pair})))
     if not head.strip():
         return per_words if has_number else []
     top = _unit_names(g, head)
     if not top:
         return []
-    return cat(words(*{name for pair in top for name in pair}), per_words)
+    return cat(words(*sorted({name for pair in top for name in pair})), per_words)
 
 
-def lattice(g: Grammar, token: str) -> Lattice:
-    """MEASURE readings."""
+def _single(g: Grammar, token: str) -> Lattice:
+    """A number (or fraction) and a unit."""
     text = clean(token) if not token.strip().endswith(".") else token.strip()
     text = text or token.strip()
     fraction = _FRACTION.match(text)
@@ -89,3 +93,27 @@ def lattice(g: Grammar, token: str) -> Lattice:
     if not number or not unit:
         return []
     return cat(number, unit)
+
+
+_RANGED = re.compile(r"^(-?[\d,]*\.?\d+)\s*(?:[-–—]|to)\s*(-?[\d,]*\.?\d+)\s*([^\d\s].*)$")
+_COMPOUND = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*([^\d\s]+)")
+
+
+def lattice(g: Grammar, token: str) -> Lattice:
+    """MEASURE readings: a number and a unit, a range (3–5 km), or a compound (6 ft 2 in)."""
+    found = _single(g, token)
+    if found:
+        return found
+    text = clean(token) or token.strip()
+    ranged = _RANGED.match(text)
+    if ranged:
+        first, second = number_lattice(g, ranged.group(1)), number_lattice(g, ranged.group(2))
+        unit = unit_lattice(g, ranged.group(3), True)
+        return cat(first, words("to", "through", ""), second, unit) if first and second and unit else []
+    parts = _COMPOUND.findall(text)
+    if len(parts) > 1 and "".join(n + u for n, u in parts) == text.replace(" ", ""):
+        pieces = [cat(number_lattice(g, number), unit_lattice(g, unit, True)) for number, unit in parts]
+        if all(pieces):
+            return cat(*[piece for index, piece in enumerate(pieces) for piece in
+                         ((words("and", ""), piece) if index else (piece,))])
+    return []

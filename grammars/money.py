@@ -7,19 +7,29 @@ from typing import TYPE_CHECKING
 
 from tnforge.grammars.cardinal import cardinal_strings, clean, decimal_lattice
 from tnforge.grammars.lattice import Lattice, alt, cat, words
+from tnforge.grammars.memo import per_grammar
 
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
 
+_RANGED = re.compile(r"^(\d[\d,]*(?:\.\d+)?)\s*[-–—]\s*\D{0,3}?(\d[\d,]*(?:\.\d+)?)\s*([A-Za-z]*)$")
 _AMOUNT = re.compile(r"^(-?(?:\d[\d,]*)?(?:\.\d+)?)\s*([A-Za-z]*)$")
+
+
+@per_grammar
+def _symbols(g: Grammar) -> tuple[tuple[str, bool], ...]:
+    """Currency symbols, longest first, each with whether it may follow the amount without a space (5€,
+    50p, 20zł; not 5USD)."""
+    return tuple((symbol, not (symbol.isascii() and symbol.isalpha()) or symbol in ("p", "c"))
+                 for symbol in sorted(g.currencies, key=lambda s: (-len(s), s)))
 
 
 def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
     """(currency, rest) with the currency written before or after the amount (longest symbol first)."""
-    for symbol in sorted(g.currencies, key=len, reverse=True):
+    for symbol, glued in _symbols(g):
         if text.startswith(symbol):
             return symbol, text[len(symbol):].strip()
-        if text.endswith(symbol) and (symbol[0] in "$£€¥₹₱" or text[: -len(symbol)].endswith(" ")):
+        if text.endswith(symbol) and (glued or text[: -len(symbol)].endswith(" ")):
             return symbol, text[: -len(symbol)].strip()
     return None
 
@@ -29,8 +39,21 @@ def lattice(g: Grammar, token: str) -> Lattice:
     text = clean(token) or token.strip()
     split = _split_currency(g, text)
     if split is None:
-        return []
-    symbol, rest = split
+        head, _, name = text.rpartition(" ")  # 25 euros, 1 million dollars
+        rows = g.currency_names.get(name.lower()) or g.currency_names.get(" ".join(text.lower().split()[-2:]))
+        if not rows or not head:
+            return []
+        rest = text[: len(text) - len(name)].strip() if name.lower() in g.currency_names else \
+            " ".join(text.split()[:-2])
+    else:
+        symbol, rest = split
+        rows = g.currencies[symbol]
+    ranged = _RANGED.match(rest)
+    if ranged and (not ranged.group(3) or ranged.group(3) in g.money_scales):  # $5–10 million
+        first, second = decimal_lattice(g, ranged.group(1)), decimal_lattice(g, ranged.group(2))
+        scale = words(*g.money_scales[ranged.group(3)]) if ranged.group(3) else words("")
+        names = words(*sorted({name for row in rows for name in row[:2]}))
+        return cat(first, words("to", "through", ""), second, scale, names) if first and second else []
     match = _AMOUNT.match(rest)
     if not match or not match.group(1) or match.group(1) in ("-", "."):
         return []
@@ -38,7 +61,7 @@ def lattice(g: Grammar, token: str) -> Lattice:
     if scale and scale not in g.money_scales:
         return []
     found: Lattice = []
-    for singular, plural_name, minor, minor_plural in g.currencies[symbol]:
+    for singular, plural_name, minor, minor_plural in rows:
         names = words(singular, plural_name)
         if scale:
             found += cat(decimal_lattice(g, amount), words(*g.money_scales[scale]), words("", "of"), names)

@@ -21,6 +21,8 @@ TABLE_COLUMNS: dict[str, tuple[int, int]] = {
     "months": (3, 3),
     "weekdays": (2, 2),
     "units": (3, 3),
+    "si_prefixes": (2, 2),
+    "si_units": (3, 3),
     "currencies": (5, 5),
     "money_scales": (2, 2),
     "symbols": (2, 2),

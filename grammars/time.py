@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import cardinal_strings
+from tnforge.grammars.cardinal import cardinal_strings, digit_path
 from tnforge.grammars.lattice import Lattice, alt, cat, words
 
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
 
 _TIME = re.compile(
-    r"^(\d{1,2})(?:[:.](\d{2}))?(?:[:.](\d{2}))?\s*([ap])?\.?\s*(m)?\.?\s*([A-Z]{2,4})?$", re.IGNORECASE
+    r"^(\d{1,2})(?:[:.](\d{2}))?(?:[:.](\d{2}))?(?:\.(\d+))?\s*([ap])?\.?\s*(m)?\.?\s*([A-Z]{1,5})?$",
+    re.IGNORECASE,
 )
 
 
@@ -24,24 +25,65 @@ def minutes_lattice(g: Grammar, minutes: str) -> Lattice:
     return words(*cardinal_strings(g, minutes))
 
 
+_SINGULAR = {"hours": "hour", "minutes": "minute", "seconds": "second"}
+
+
+def _units(g: Grammar, values: tuple[str, ...], names: tuple[str, ...], fraction: str | None = None) -> Lattice:
+    """A duration: 0:02:01 → zero hours two minutes and one second; 1:02.5 → one minute two point five seconds."""
+    pieces: list[Lattice] = []
+    for index, (value, name) in enumerate(zip(values, names, strict=True)):
+        number = words(*cardinal_strings(g, str(int(value))))
+        if fraction is not None and index == len(values) - 1:
+            number = cat(number, words("point"), [digit_path(g, fraction)])
+        if index == len(values) - 1 and index:
+            pieces.append(words("and", ""))
+        pieces += [number, words(name, _SINGULAR[name])]
+    return cat(*pieces)
+
+
+_MILITARY = re.compile(r"^([01]\d|2[0-4])([0-5]\d)\s*(h|hrs|hours)?$", re.IGNORECASE)
+
+
+def _military(g: Grammar, match: re.Match) -> Lattice:
+    """0900 → o nine hundred (hours), 1430 → fourteen thirty."""
+    hours, minutes = match.group(1), match.group(2)
+    hour = words(*cardinal_strings(g, str(int(hours))))
+    if hours[0] == "0":
+        hour = alt(hour, cat(words("o", "oh", "zero"), hour))
+    return cat(hour, words("hundred") if minutes == "00" else minutes_lattice(g, minutes), words("", "hours"))
+
+
 def lattice(g: Grammar, token: str) -> Lattice:
     """TIME readings."""
+    military = _MILITARY.match(token.strip())
+    if military:
+        return _military(g, military)
     match = _TIME.match(token.strip())
     if not match:
         return []
-    hours, minutes, seconds, half, m, zone = match.groups()
-    if (half is None) != (m is None) or int(hours) > 24 or (minutes is None and half is None):
+    hours, minutes, seconds, fraction, half, m, zone = match.groups()
+    if (half is None) != (m is None) or (minutes is None and half is None) or int(hours) > 59:
         return []
-    if minutes is not None and int(minutes) > 59:
+    if minutes is not None and int(minutes) > 59 or seconds is not None and int(seconds) > 59:
+        return []
+    if fraction is not None and (minutes is None or half is not None):
+        return []
+    clock = int(hours) <= 24  # a time of day; else only a duration (45:30)
+    if half and not clock:
         return []
     hour = words(*cardinal_strings(g, str(int(hours))))
-    found = cat(hour, minutes_lattice(g, minutes)) if minutes is not None else cat(hour, words("", "o'clock"))
-    if minutes is not None and seconds is not None:
-        found = alt(
-            cat(found, words(*cardinal_strings(g, str(int(seconds))))),
-            cat(hour, words("hours", "hour"), words(*cardinal_strings(g, str(int(minutes)))), words("minutes", "minute"),
-                words("and", ""), words(*cardinal_strings(g, str(int(seconds)))), words("seconds", "second")),
-        )
+    if minutes is None:
+        found = cat(hour, words("", "o'clock"))
+    elif seconds is None and fraction is None:  # 10:30, or 2:35 as a duration
+        found = alt(cat(hour, minutes_lattice(g, minutes)) if clock else [],
+                    [] if half else _units(g, (hours, minutes), ("hours", "minutes")),
+                    [] if half else _units(g, (hours, minutes), ("minutes", "seconds")))
+    elif seconds is None:  # 1:02.5
+        found = _units(g, (hours, minutes), ("minutes", "seconds"), fraction)
+    else:  # 18:00:00, 1:02:03.4
+        found = alt(cat(hour, minutes_lattice(g, minutes), words(*cardinal_strings(g, str(int(seconds)))))
+                    if clock and fraction is None else [],
+                    [] if half else _units(g, (hours, minutes, seconds), ("hours", "minutes", "seconds"), fraction))
     if half is not None:
         found = cat(found, words(f"{half.lower()} m"))
     if zone:
