@@ -11,12 +11,12 @@ every draw comes from stable hashes of the caller's key, never from `random`.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from functools import cached_property
 
 from tnforge.grammars.grammar import Grammar, normalize_reading
+from tnforge.hashing import mix64, stable_hash64
 
 #: The classes whose tokens are re-drawn.
 REDRAWN = ("CARDINAL", "ORDINAL", "DECIMAL", "MONEY", "MEASURE", "DATE", "TIME", "TELEPHONE", "DIGIT", "FRACTION")
@@ -29,25 +29,7 @@ _SUFFIXED = re.compile(r"(\d+)(st|nd|rd|th)\b")
 _RUN = re.compile(r"\d+")
 _WORD = re.compile(r"[A-Za-z]+\.?")
 _ATTEMPTS = 8
-
-
 _MASK64 = (1 << 64) - 1
-
-
-# The grammars may import only tnforge.grammars and tnforge.schemas (tests/test_architecture.py), so the two
-# small hash helpers are here; they compute what tnforge.hashing.stable_hash64 and mix64 compute.
-def stable_hash64(*parts: object) -> int:
-    """A 64-bit blake2b hash of the parts, joined by a separator that cannot occur in text."""
-    data = "\x1f".join(map(str, parts)).encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
-
-
-def mix64(value: int) -> int:
-    """The splitmix64 finaliser."""
-    z = value & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return z ^ (z >> 31)
 
 
 def _draws(seed: int) -> Iterator[int]:
