@@ -1,0 +1,188 @@
+"""Plain text → corpus-style tokens, the way the Sproat & Jaitly corpus tokenizes its `written` text.
+
+The corpus splits punctuation off words ("word ," not "word,"), keeps contractions and possessives whole
+("wasn't", "Girls'"), and keeps some multi-word spans as one token: dates ("12 May 2019", "May 12, 2019",
+"September 2014"), measures ("5 km", "1.06 sq mi"), money and large numbers ("$90 billion", "2.5 million"),
+spelled initials ("S. R. C."). `tokenize` reproduces that from raw text; `detokenize` makes the raw text a
+person would write from corpus tokens (the input used to measure the tokenizer: docs/training.md, "Raw text").
+Pure standard library: used by the tagger, the normalizer and benchmarks alike.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+
+__all__ = ["ABBREVIATIONS", "boundary_scores", "corpus_sentences", "detokenize", "measure", "token_spans", "tokenize"]
+
+# --- detokenization: corpus tokens → the raw text a person would write ---------------------------------
+
+#: Tokens written against the previous word ("word ," → "word,").
+_CLOSERS = frozenset({",", ".", ";", ":", "!", "?", ")", "]", "}", "»", "%", "...", "…"})
+#: Tokens written against the next word ("( word" → "(word").
+_OPENERS = frozenset({"(", "[", "{", "«", "$", "£", "€", "#"})
+#: Tokens written against both neighbours ("AC / DC" → "AC/DC", "2003 - 04" → "2003-04").
+_JOINERS = frozenset({"/", "-"})
+#: Quotes alternate: an odd one opens (attached to the next token), an even one closes (to the previous).
+_QUOTES = frozenset({'"', "'", "“", "”", "‘", "’"})
+
+
+def detokenize(tokens: Sequence[str]) -> str:
+    """The raw text of corpus tokens: tokens joined by spaces, punctuation attached as in normal text."""
+    parts: list[str] = []
+    glue_next = True  # no space before the first token
+    open_quotes: dict[str, bool] = {}
+    for raw in tokens:
+        token = raw.strip()
+        if not token:
+            continue
+        glue_before = glue_next
+        glue_next = False
+        if token in _CLOSERS:
+            glue_before = True
+        elif token in _OPENERS:
+            glue_next = True
+        elif token in _JOINERS:
+            glue_before = glue_next = True
+        elif token.endswith("-"):  # "STS-" of "STS-121"
+            glue_next = True
+        elif token in _QUOTES:
+            kind = '"' if token in '"“”' else "'"
+            if open_quotes.get(kind):
+                glue_before = True
+            else:
+                glue_next = True
+            open_quotes[kind] = not open_quotes.get(kind)
+        parts.append(token if glue_before or not parts else " " + token)
+    return "".join(parts)
+
+
+# --- tokenization ---------------------------------------------------------------------------------------
+
+_MONTH_NAME = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+               r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)")
+_MONTH = rf"{_MONTH_NAME}\.?"
+_WEEKDAY = r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?,? "
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?(?!\d)"
+_YEAR = r"\d{3,4}(?!\d)"
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_NUM_CORE = r"\d+(?:[.,:/]\d+)*"
+_SCALE = r"(?:hundred|thousand|million|billion|trillion)"
+#: Units the corpus keeps in one token with their number ("5 km"); it splits others ("6 in", "170 acres").
+_UNIT = (r"(?:sq\.? (?:mi|km|ft|m)|km/h|m/s|g/cm3|kg/m3|km²|km2|m²|m2|m³|m3|ft²|mi²|km|cm|mm|nm|μm|µm|m|mi|"
+         r"ft|yd|kg|mg|g|lb|lbs|oz|ha|ml|mL|cc|hp|kW|MW|GW|kV|mph|kph|Hz|kHz|MHz|GHz|GB|MB|TB|°C|°F|mAh|kcal)")
+#: Words the corpus keeps with their period. It splits the period off every other word ("Dr .", "pp .",
+#: "etc ."), keeping it only on single capital initials ("M." of "M. Smith") and dotted acronyms ("U.S.").
+ABBREVIATIONS: frozenset[str] = frozenset({"usa."})
+_RULES: list[tuple[str, str]] = [
+    ("date", rf"(?:{_WEEKDAY})?(?:{_MONTH} {_DAY},? {_YEAR}|{_DAY} {_MONTH},? {_YEAR}|{_MONTH} {_YEAR}"
+             rf"|{_MONTH} {_DAY}|{_DAY} {_MONTH_NAME}(?!\w))"),
+    ("url", r"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]']"),
+    ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    ("money", rf"[$€£¥](?:{_NUMBER})(?:[mk]\b|bn\b)?(?: {_SCALE})?"),
+    ("scaled", rf"(?:{_NUMBER}) {_SCALE}\b"),
+    ("measure", rf"(?:{_NUMBER}) {_UNIT}(?![\w²³/])"),
+    # A range of two numbers is three tokens ("1914 - 1918"); three or more parts stay one (2008-09-30, ISBNs).
+    ("number", rf"(?:(?<!\S)-)?(?:{_NUM_CORE}(?:-{_NUM_CORE}){{2,}}|{_NUM_CORE}|(?<!\S)\.\d+)"
+               r"(?:/(?:km|mi)[²2]|'s|[A-Za-z%°²³]+\d*)?"),
+    ("prefix", r"[A-Z]{1,4}-(?=\d)"),  # "STS-" of "STS-121"
+    ("initials", r"(?:[A-Z]\. )+[A-Z]\.(?!\s*$)"),
+    ("acronym", r"(?:[A-Za-z]\.){2,}"),
+    ("domain", r"[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|info|cz)\b"),
+    ("word", r"\w+(?:['’&]\w+|-(?=[^\W\d_])\w+)*(?:'(?!\w))?\.?"),  # "Doom-50" is three tokens
+    ("other", r"\S"),
+]
+_PATTERN = re.compile("|".join(f"(?P<{name}>{rule})" for name, rule in _RULES))
+
+
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) character offsets of each corpus-style token of `text`, in order."""
+    spans: list[tuple[int, int]] = []
+    open_quote = False  # inside '…': a word's trailing ' closes the quote, it is no possessive
+    for match in _PATTERN.finditer(text):
+        start, end = match.span()
+        token = match.group(0)
+        if token == "'":
+            open_quote = not open_quote
+        elif match.lastgroup == "word" and token.endswith("'") and open_quote and not token.endswith("s'"):
+            spans.extend([(start, end - 1), (end - 1, end)])
+            open_quote = False
+            continue
+        if match.lastgroup == "word" and token.endswith(".") and len(token) > 1:
+            # "M." of "M. Smith" keeps its period; "N. p." and a sentence's last "B." do not.
+            following = text[end:].lstrip()[:1]
+            single_initial = len(token) == 2 and token[0].isupper() and following and not following.islower()
+            if token.lower() not in ABBREVIATIONS and not single_initial:
+                spans.extend([(start, end - 1), (end - 1, end)])
+                continue
+        spans.append((start, end))
+    return spans
+
+
+def tokenize(text: str) -> list[str]:
+    """Split plain text into corpus-style tokens."""
+    return [text[start:end] for start, end in token_spans(text)]
+
+
+# --- measuring -------------------------------------------------------------------------------------------
+
+
+def _boundaries(tokens: Iterable[str]) -> set[tuple[int, int]]:
+    """Token extents as offsets into the tokens' characters with spaces removed (comparable across
+    tokenizations of the same text)."""
+    extents, offset = set(), 0
+    for token in tokens:
+        length = len("".join(token.split()))
+        if length:
+            extents.add((offset, offset + length))
+            offset += length
+    return extents
+
+
+def boundary_scores(pairs: Iterable[tuple[Sequence[str], Sequence[str]]]) -> dict[str, float]:
+    """Token precision / recall / F1 (a token counts when both its ends match gold) and the share of sentences
+    tokenized exactly, over (gold tokens, predicted tokens) pairs of the same text."""
+    correct = predicted = gold_total = exact = sentences = 0
+    for gold, found in pairs:
+        g, f = _boundaries(gold), _boundaries(found)
+        correct += len(g & f)
+        predicted += len(f)
+        gold_total += len(g)
+        exact += g == f
+        sentences += 1
+    precision = correct / predicted if predicted else 0.0
+    recall = correct / gold_total if gold_total else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1,
+            "exact_sentences": exact / sentences if sentences else 0.0, "sentences": sentences, "tokens": gold_total}
+
+
+def corpus_sentences(path: str) -> Iterator[list[str]]:
+    """The gold tokens of each sentence of a corpus file (TSV or CSV, any source `tnforge build` reads)."""
+    from tnforge.readers import read_corpus_file
+    from tnforge.token_blocks import TokenBlock
+
+    for item in read_corpus_file(path):
+        if isinstance(item, TokenBlock):
+            befores = item.befores.to_pylist()
+            for start, end in zip(item.offsets[:-1], item.offsets[1:], strict=True):
+                yield befores[int(start):int(end)]
+
+
+#: The two halves of a corpus when measuring: rules are tuned on "tune", "held_out" is only scored.
+HALVES = ("tune", "held_out")
+
+
+def half_of(tokens: Sequence[str]) -> str:
+    """Which half a sentence falls in (a stable hash of its tokens)."""
+    from tnforge.hashing import stable_hash64
+
+    return HALVES[stable_hash64(" ".join(tokens)) % 2]
+
+
+def measure(path: str) -> dict[str, dict[str, float]]:
+    """Boundary scores of `tokenize(detokenize(gold))` against gold, per half of the corpus file (`half_of`)."""
+    pairs: dict[str, list[tuple[list[str], list[str]]]] = {half: [] for half in HALVES}
+    for gold in corpus_sentences(path):
+        pairs[half_of(gold)].append((gold, tokenize(detokenize(gold))))
+    return {half: boundary_scores(found) for half, found in pairs.items()}
