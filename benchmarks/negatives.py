@@ -23,6 +23,7 @@ import pyarrow as pa
 from tnforge import datasets, schemas
 from tnforge.generators import word_categories as wc
 from tnforge.hashing import stable_hash64
+from tnforge.manifest import mark_complete, write_manifest
 
 _UNIT_READINGS = {"kg": "kilograms", "km": "kilometers", "m": "meters", "cm": "centimeters", "mi": "miles",
                   "lb": "pounds", "ft": "feet", "%": "percent", "GB": "gigabytes", "MHz": "megahertz"}
@@ -120,9 +121,11 @@ def main() -> None:
         root = Path(temp) / "ds"
         started = time.perf_counter()
         if args.dataset:
-            shutil.copytree(Path(args.dataset) / "pairs" / "positive", root / "pairs" / "positive")
+            shutil.copytree(Path(args.dataset) / "positives", root / "positives")
+            shutil.copy(Path(args.dataset) / "manifest.json", root / "manifest.json")
         else:
             make_dataset(root, args.pairs, args.shards)
+            write_manifest(root, mark_complete({"benchmark": "negatives", "pairs": args.pairs}))
         prepared = time.perf_counter() - started
         positives = datasets.read_dataset(root, "positive_pairs", columns=["key"]).num_rows
         started = time.perf_counter()

@@ -204,6 +204,30 @@ def test_deterministic_across_worker_counts(built, hypotheses, ratio10, tmp_path
     assert _files(first) == _files(again)
 
 
+def test_identical_for_any_unit_count(built, hypotheses, ratio10, tmp_path, monkeypatch):
+    """Work units come from the data (one per INPUTS_PER_UNIT distinct inputs) or an override; the files are
+    the same bytes for one, several and many units, and with two workers."""
+    from tnforge.pipelines import negative_units
+
+    first, section = ratio10
+    inputs = section["work"]["inputs"]
+    assert section["work"]["units"] == 1 and inputs > 4000  # the sample: one unit, processed in 2 chunks
+    runs = {3: [], 64: ["--direct_num_workers=2", "--direct_running_mode=multi_processing"]}
+    for units, args in runs.items():
+        again = _copy(built, tmp_path / f"units{units}")
+        found = run_negatives(str(again), ["synthetic", "random", "topk"], 10, str(hypotheses[0]), False, 0, 2, args,
+                              units=units)
+        assert found["work"] == {"units": units, "inputs": inputs}
+        assert _files(again) == _files(first), f"{units} units"
+        assert not (again / ".tnforge-cache").exists()  # the pieces' scratch folder is gone
+    # From the data: with 1,000 inputs per unit the same corpus takes ≥ inputs / 1,000 units.
+    monkeypatch.setattr(negative_units, "INPUTS_PER_UNIT", 1000)
+    again = _copy(built, tmp_path / "auto")
+    found = run_negatives(str(again), ["synthetic", "random", "topk"], 10, str(hypotheses[0]), False, 0, 2, [])
+    assert found["work"]["units"] >= -(-inputs // 1000) > 1
+    assert _files(again) == _files(first)
+
+
 def test_cli_ratio_3_and_errors(built, tmp_path):
     root = _copy(built, tmp_path / "cli")
     runner = CliRunner()
