@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from tnforge.generators.negative_context import SplitContext, context_for, mix
@@ -56,6 +57,12 @@ class Settings:
     cap: int
     seed: int
     trivial: bool = False
+
+
+@lru_cache(maxsize=256)
+def _class_hash(semiotic_class: str) -> int:
+    """H(class), cached (there are a few dozen classes)."""
+    return stable_hash64(semiotic_class)
 
 
 def _source_for(hypothesis: Hypothesis, positives: Sequence[Positive]) -> Positive:
@@ -145,7 +152,7 @@ def input_pairs(
             unlisted = SELF not in forbidden_words and all(word != SELF for word, _ in listed)
             if settings.trivial and unlisted and not all(map(is_trivial, readings)):
                 listed.insert(0, (SELF, UNREAD))
-            class_base = mix(base ^ stable_hash64(cls))
+            class_base = mix(base ^ _class_hash(cls))
             wanted = min(budget(settings.ratio, len(words), settings.cap, class_base), settings.cap - len(listed))
             vocab.append(VocabGroup(split, cls, before, words, forbidden_words, listed, wanted, class_base))
     return pairs, vocab

@@ -64,6 +64,13 @@ class SplitContext:
         state["_category_cache"] = {}
         return state
 
+    def word_ids(self) -> dict[str, int]:
+        """word → its index in global_vocab (built once per context, not shipped with it)."""
+        found = self._category_cache.get("word_ids")
+        if found is None:
+            found = self._category_cache["word_ids"] = {word: i for i, word in enumerate(self.global_vocab)}
+        return found
+
     def category_words(self, semiotic_class: str, group: frozenset[str]) -> tuple[str, ...]:
         """Words of a substitution group seen in this class's vocabulary (sorted), else the whole group."""
         cache_key = (semiotic_class, id(group))

@@ -87,15 +87,17 @@ def take(
     if limit <= 0:
         return chosen
     attempts = limit * ATTEMPTS_PER_NEGATIVE + 100
+    add, append = seen.add, chosen.append
     for candidate in candidates:
         value = candidate[0]
         if value and value not in forbidden and value not in seen:
-            seen.add(value)
-            chosen.append(candidate)
-            if len(chosen) >= limit:
+            add(value)
+            append(candidate)
+            limit -= 1
+            if not limit:
                 break
         attempts -= 1
-        if attempts <= 0:
+        if not attempts:
             break
     return chosen
 

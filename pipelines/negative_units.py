@@ -25,7 +25,7 @@ from apache_beam.metrics import Metrics
 from tnforge.datasets import by_split
 from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, input_pairs
 from tnforge.generators.licensing import Licenser
-from tnforge.generators.pair_keys import string_hashes
+from tnforge.generators.pair_keys import column_hashes
 from tnforge.generators.pair_tables import pairs_table
 from tnforge.generators.topk import group_by_before
 from tnforge.generators.vocab_pairs import vocab_table
@@ -58,11 +58,7 @@ def distinct_inputs(piece: Piece) -> int:
 
 def unit_of(befores: pa.Array | pa.ChunkedArray, units: int) -> np.ndarray:
     """The work unit of each input: H(before) mod units, hashing each distinct input once."""
-    encoded = pc.dictionary_encode(befores).combine_chunks() if isinstance(befores, pa.ChunkedArray) \
-        else pc.dictionary_encode(befores)
-    hashes = string_hashes(encoded.dictionary.to_pylist())
-    indices = encoded.indices.to_numpy(zero_copy_only=False)
-    return (hashes % np.uint64(units)).astype(np.int64)[indices]
+    return (column_hashes(befores) % np.uint64(units)).astype(np.int64)
 
 
 def assign_units(piece: Piece, units: int) -> Iterator[tuple[int, Piece]]:
