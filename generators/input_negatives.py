@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from tnforge.generators.negative_context import SplitContext, context_for, mix
 from tnforge.generators.negative_sampling import budget, fill, take
+from tnforge.generators.pair_keys import text_hash64
 from tnforge.generators.random_association import global_draws, within_class
 from tnforge.generators.reading_edits import generic_edits, meaning_substitutions
 from tnforge.generators.suffix_confusions import suffix_confusions
@@ -122,7 +123,7 @@ def input_pairs(
     for split in sorted({p.split for p in positives}):
         context = context_for(contexts, split)
         here = sorted((p for p in positives if p.split == split), key=lambda p: (p.semiotic_class, p.after))
-        base = stable_hash64(split, before, seed=settings.seed)
+        base = text_hash64(split, before, seed=settings.seed)
         pairs.extend(PairRow(split, p.semiotic_class, before, p.after, 1, "", "", p.key) for p in here)
         seen: set[str] = set()
         wrong_hypotheses = []

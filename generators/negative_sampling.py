@@ -23,8 +23,19 @@ ATTEMPTS_PER_NEGATIVE = 20
 
 def round_robin(*streams: Iterable[T], weights: tuple[int, ...] | None = None) -> Iterator[T]:
     """Interleave streams: one item from each in turn (or `weights[i]` items from stream i), until all end."""
+    if weights is None:  # the common case, without the bookkeeping of turns
+        iterators = [iter(s) for s in streams]
+        while iterators:
+            alive = []
+            for iterator in iterators:
+                for item in iterator:  # one item, if there is one
+                    yield item
+                    alive.append(iterator)
+                    break
+            iterators = alive
+        return
     iterators = [iter(s) for s in streams]
-    turns = list(weights or (1,) * len(iterators))
+    turns = list(weights)
     while iterators:
         alive_iterators, alive_turns = [], []
         for iterator, turn in zip(iterators, turns, strict=True):

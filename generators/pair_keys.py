@@ -19,7 +19,15 @@ from tnforge.hashing import mix64, stable_hash64
 
 def group_hash(split: str, semiotic_class: str, before: str) -> int:
     """H(split, class, before)."""
-    return stable_hash64(split, semiotic_class, before)
+    return text_hash64(split, semiotic_class, before)
+
+
+def text_hash64(*parts: str, seed: int = 0) -> int:
+    """`stable_hash64(*parts, seed=seed)` for parts that are already strings, without its general conversions
+    (the same bytes are hashed, so the same value comes out)."""
+    key = seed.to_bytes(8, "little", signed=False) if seed else b""
+    data = "\x1f".join(parts).encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8, key=key).digest(), "little")
 
 
 @lru_cache(maxsize=64)
