@@ -204,6 +204,26 @@ def test_deterministic_across_worker_counts(built, hypotheses, ratio10, tmp_path
     assert _files(first) == _files(again)
 
 
+def test_unit_count_grows_with_the_inputs(built):
+    from tnforge.pipelines.negative_units import INPUTS_PER_UNIT, assign_units, distinct_inputs, work_units
+
+    assert [work_units(n) for n in (0, 1, INPUTS_PER_UNIT, INPUTS_PER_UNIT + 1, 100 * INPUTS_PER_UNIT)] == [1, 1, 1, 2, 100]
+    assert work_units(10**9, override=3) == 3
+    table = datasets.read_dataset(built, "positive_pairs", columns=["key", "split", "class", "before", "after"])
+    befores = set(table.column("before").to_pylist())
+    assert distinct_inputs(("positives", table)) == len(befores) and distinct_inputs(("hypotheses", table)) == 0
+    # Every row lands in exactly one unit, an input's rows (any split, any slice) in the same one.
+    unit_of_input: dict[str, int] = {}
+    rows = 0
+    for piece in (table.slice(0, 1000), table.slice(1000)):
+        for unit, (kind, part) in assign_units(("positives", piece), 7):
+            assert kind == "positives" and 0 <= unit < 7
+            rows += part.num_rows
+            for before in part.column("before").to_pylist():
+                assert unit_of_input.setdefault(before, unit) == unit
+    assert rows == table.num_rows and len(set(unit_of_input.values())) == 7
+
+
 def test_identical_for_any_unit_count(built, hypotheses, ratio10, tmp_path, monkeypatch):
     """Work units come from the data (one per INPUTS_PER_UNIT distinct inputs) or an override; the files are
     the same bytes for one, several and many units, and with two workers."""
