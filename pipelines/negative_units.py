@@ -103,8 +103,9 @@ class GenerateNegatives(beam.DoFn):
     def process(self, element: tuple[int, list[Piece]], contexts: dict) -> Iterator[Any]:
         _, pieces = element
         by_input = _positives([t for kind, t in pieces if kind == "positives"])
-        Metrics.counter(METRICS, "units").inc()
-        Metrics.counter(METRICS, "inputs").inc(len(by_input))
+        if by_input:
+            Metrics.counter(METRICS, "units").inc()
+            Metrics.counter(METRICS, "inputs").inc(len(by_input))
         hypotheses = group_by_before([t for kind, t in pieces if kind == "hypotheses"])
         inputs = sorted(by_input)
         for start in range(0, len(inputs), self.chunk):

@@ -124,8 +124,7 @@ def build_pipeline(
     )
     return (
         pieces
-        | "AssignUnits" >> beam.FlatMap(lambda piece, count: assign_units(piece, count),
-                                        beam.pvalue.AsSingleton(unit_count))
+        | "AssignUnits" >> beam.FlatMap(assign_units, beam.pvalue.AsSingleton(unit_count))
         | "ByUnit" >> beam.GroupByKey()
         | "Generate" >> beam.ParDo(
             GenerateNegatives(settings, use_grammar), beam.pvalue.AsSingleton(contexts)

@@ -251,12 +251,13 @@ def test_identical_for_any_unit_count(built, hypotheses, ratio10, tmp_path, monk
 def test_cli_ratio_3_and_errors(built, tmp_path):
     root = _copy(built, tmp_path / "cli")
     runner = CliRunner()
-    result = runner.invoke(cli, ["negatives", str(root), "--ratio", "3", "--no-grammar", "--shards", "1"])
+    result = runner.invoke(cli, ["negatives", str(root), "--ratio", "3", "--no-grammar", "--shards", "1",
+                                 "--units", "2"])
     assert result.exit_code == 0, result.output
     assert "synthetic" in result.output and "vocab" in result.output
     negatives = json.loads((root / "manifest.json").read_text())["negatives"]
     train = negatives["counts"]["train"]
-    assert negatives["ratio"] == 3.0
+    assert negatives["ratio"] == 3.0 and negatives["work"]["units"] == 2
     assert 2.8 <= (train["synthetic"] + train["random"]) / train["positive"] <= 3.0
     assert len(list(datasets.dataset_path(root, "pairs", "train").glob("*.parquet"))) == 1
 
