@@ -5,7 +5,8 @@ makes a synthetic positive-pairs dataset of that size (numbers, dates, measures,
 letters, with their English readings; hash split 90/5/5), or uses an existing dataset directory (--dataset),
 then times `run_negatives` and prints the figures.
 
-    python benchmarks/negatives.py --pairs 200000 --ratio 10
+    python benchmarks/negatives.py --pairs 200000 --ratio 10          # grammar on when installed
+    python benchmarks/negatives.py --pairs 200000 --ratio 10 --no-grammar --workers 2
     python benchmarks/negatives.py --dataset /tmp/ds10m --ratio 10 --kinds synthetic,random
 """
 
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import tempfile
 import time
@@ -23,6 +26,7 @@ import pyarrow as pa
 from tnforge import datasets, schemas
 from tnforge.generators import word_categories as wc
 from tnforge.hashing import stable_hash64
+from tnforge.manifest import mark_complete, write_manifest
 
 _UNIT_READINGS = {"kg": "kilograms", "km": "kilometers", "m": "meters", "cm": "centimeters", "mi": "miles",
                   "lb": "pounds", "ft": "feet", "%": "percent", "GB": "gigabytes", "MHz": "megahertz"}
@@ -110,7 +114,10 @@ def main() -> None:
     parser.add_argument("--ratio", default="10")
     parser.add_argument("--kinds", default="synthetic,random")
     parser.add_argument("--shards", type=int, default=4)
-    parser.add_argument("--grammar", action="store_true", help="judge negatives with the covering grammar")
+    parser.add_argument("--grammar", action=argparse.BooleanOptionalAction, default=None,
+                        help="judge negatives with the covering grammar (default: when it is installed)")
+    parser.add_argument("--units", type=int, help="work units (default: from the data)")
+    parser.add_argument("--workers", type=int, help="local worker processes")
     parser.add_argument("pipeline_args", nargs="*", help="Beam options, e.g. --direct_num_workers=2")
     args = parser.parse_args()
 
@@ -120,28 +127,39 @@ def main() -> None:
         root = Path(temp) / "ds"
         started = time.perf_counter()
         if args.dataset:
-            shutil.copytree(Path(args.dataset) / "pairs" / "positive", root / "pairs" / "positive")
+            shutil.copytree(Path(args.dataset) / "positives", root / "positives")
+            shutil.copy(Path(args.dataset) / "manifest.json", root / "manifest.json")
         else:
             make_dataset(root, args.pairs, args.shards)
+            write_manifest(root, mark_complete({"benchmark": "negatives", "pairs": args.pairs}))
         prepared = time.perf_counter() - started
         positives = datasets.read_dataset(root, "positive_pairs", columns=["key"]).num_rows
         started = time.perf_counter()
         section = run_negatives(
             str(root), args.kinds.split(","), None if args.ratio == "all" else float(args.ratio), None,
-            args.grammar, 0, args.shards, args.pipeline_args,
+            args.grammar, 0, args.shards, args.pipeline_args, workers=args.workers, units=args.units,
         )
         elapsed = time.perf_counter() - started
     pairs = sum(n for split in section["counts"].values() for n in split.values())
     vocab = sum(n for split in section["vocab_counts"].values() for n in split.values())
+    negatives = pairs - sum(split.get("positive", 0) for split in section["counts"].values())
+    peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     print(json.dumps({
         "positives": positives,
         "ratio": args.ratio,
         "kinds": args.kinds,
+        "grammar": section["grammar"],
+        "licensed": section["licensed"],
+        "distinct_inputs": section["work"]["inputs"],
+        "units": section["work"]["units"],
         "prepare_s": round(prepared, 1),
         "negatives_s": round(elapsed, 1),
+        "peak_rss_mb": round(peak / 1024),
         "pairs_rows": pairs,
         "vocab_rows": vocab,
+        "negatives_per_s": round(negatives / elapsed),
         "rows_per_s": round((pairs + vocab) / elapsed),
+        "load_average": [round(x, 1) for x in os.getloadavg()],
         "counts": section["counts"],
     }, indent=2))
 

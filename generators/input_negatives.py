@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from tnforge.generators.negative_context import SplitContext, context_for, mix
 from tnforge.generators.negative_sampling import budget, fill, take
+from tnforge.generators.pair_keys import text_hash64
 from tnforge.generators.random_association import global_draws, within_class
 from tnforge.generators.reading_edits import generic_edits, meaning_substitutions
 from tnforge.generators.suffix_confusions import suffix_confusions
@@ -56,6 +58,12 @@ class Settings:
     cap: int
     seed: int
     trivial: bool = False
+
+
+@lru_cache(maxsize=256)
+def _class_hash(semiotic_class: str) -> int:
+    """H(class), cached (there are a few dozen classes)."""
+    return stable_hash64(semiotic_class)
 
 
 def _source_for(hypothesis: Hypothesis, positives: Sequence[Positive]) -> Positive:
@@ -115,7 +123,7 @@ def input_pairs(
     for split in sorted({p.split for p in positives}):
         context = context_for(contexts, split)
         here = sorted((p for p in positives if p.split == split), key=lambda p: (p.semiotic_class, p.after))
-        base = stable_hash64(split, before, seed=settings.seed)
+        base = text_hash64(split, before, seed=settings.seed)
         pairs.extend(PairRow(split, p.semiotic_class, before, p.after, 1, "", "", p.key) for p in here)
         seen: set[str] = set()
         wrong_hypotheses = []
@@ -145,7 +153,7 @@ def input_pairs(
             unlisted = SELF not in forbidden_words and all(word != SELF for word, _ in listed)
             if settings.trivial and unlisted and not all(map(is_trivial, readings)):
                 listed.insert(0, (SELF, UNREAD))
-            class_base = mix(base ^ stable_hash64(cls))
+            class_base = mix(base ^ _class_hash(cls))
             wanted = min(budget(settings.ratio, len(words), settings.cap, class_base), settings.cap - len(listed))
             vocab.append(VocabGroup(split, cls, before, words, forbidden_words, listed, wanted, class_base))
     return pairs, vocab

@@ -36,3 +36,7 @@ class Licenser:
     def __call__(self, items: Sequence[tuple[str, str, str]]) -> list[bool]:
         """For each (before, reading, class): does the grammar accept the reading for the input?"""
         return self._judge(items)
+
+    def forget(self) -> None:
+        """Drop the grammar's cached readings of the tokens judged so far (they will not be asked again)."""
+        adapter.forget()

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tnforge.generators.pair_keys import string_hashes, text_hash64
 from tnforge.hashing import combine64
 
 #: Suffixes of 1..SUFFIX_MAX characters index the suffix table.
@@ -64,6 +65,13 @@ class SplitContext:
         state["_category_cache"] = {}
         return state
 
+    def word_ids(self) -> dict[str, int]:
+        """word → its index in global_vocab (built once per context, not shipped with it)."""
+        found = self._category_cache.get("word_ids")
+        if found is None:
+            found = self._category_cache["word_ids"] = {word: i for i, word in enumerate(self.global_vocab)}
+        return found
+
     def category_words(self, semiotic_class: str, group: frozenset[str]) -> tuple[str, ...]:
         """Words of a substitution group seen in this class's vocabulary (sorted), else the whole group."""
         cache_key = (semiotic_class, id(group))
@@ -86,9 +94,10 @@ def _capped(values: list[str], hashes: np.ndarray, cap: int) -> tuple[str, ...]:
 
 
 def _string_hashes(values: list[str], seed: int) -> np.ndarray:
-    from tnforge.hashing import stable_hash64
-
-    return np.fromiter((stable_hash64(v, seed=seed) for v in values), dtype=np.uint64, count=len(values))
+    """stable_hash64(value, seed=seed) of each value."""
+    if not seed:
+        return string_hashes(values)
+    return np.fromiter((text_hash64(v, seed=seed) for v in values), dtype=np.uint64, count=len(values))
 
 
 def build_split_context(split: str, table: pa.Table, seed: int) -> SplitContext:
@@ -114,9 +123,15 @@ def build_split_context(split: str, table: pa.Table, seed: int) -> SplitContext:
         entries.sort()
         suffix_table[suffix] = tuple((before, after) for _, before, after in entries[:SUFFIX_ENTRIES])
 
+    hashed: dict[str, int] = {}  # a reading in the global pool and its class's pool is hashed once
+
     def pool(readings: set[str], cap: int) -> tuple[str, ...]:
         values = sorted(readings)
-        return _capped(values, _string_hashes(values, seed) if len(values) > cap else np.zeros(0), cap)
+        if len(values) <= cap:
+            return tuple(values)
+        missing = [v for v in values if v not in hashed]
+        hashed.update(zip(missing, _string_hashes(missing, seed).tolist(), strict=True))
+        return _capped(values, np.fromiter(map(hashed.__getitem__, values), dtype=np.uint64, count=len(values)), cap)
 
     all_readings = set().union(*class_readings.values()) if class_readings else set()
     all_words = set().union(*class_words.values()) if class_words else set()

@@ -23,8 +23,19 @@ ATTEMPTS_PER_NEGATIVE = 20
 
 def round_robin(*streams: Iterable[T], weights: tuple[int, ...] | None = None) -> Iterator[T]:
     """Interleave streams: one item from each in turn (or `weights[i]` items from stream i), until all end."""
+    if weights is None:  # the common case, without the bookkeeping of turns
+        iterators = [iter(s) for s in streams]
+        while iterators:
+            alive = []
+            for iterator in iterators:
+                for item in iterator:  # one item, if there is one
+                    yield item
+                    alive.append(iterator)
+                    break
+            iterators = alive
+        return
     iterators = [iter(s) for s in streams]
-    turns = list(weights or (1,) * len(iterators))
+    turns = list(weights)
     while iterators:
         alive_iterators, alive_turns = [], []
         for iterator, turn in zip(iterators, turns, strict=True):
@@ -87,15 +98,17 @@ def take(
     if limit <= 0:
         return chosen
     attempts = limit * ATTEMPTS_PER_NEGATIVE + 100
+    add, append = seen.add, chosen.append
     for candidate in candidates:
         value = candidate[0]
         if value and value not in forbidden and value not in seen:
-            seen.add(value)
-            chosen.append(candidate)
-            if len(chosen) >= limit:
+            add(value)
+            append(candidate)
+            limit -= 1
+            if not limit:
                 break
         attempts -= 1
-        if attempts <= 0:
+        if not attempts:
             break
     return chosen
 

@@ -6,17 +6,28 @@ key = mix64(mix64(H(split, class, before) ^ H(value)) ^ H(type)), H = `tnforge.h
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from tnforge.hashing import mix64, stable_hash64
 
 
 def group_hash(split: str, semiotic_class: str, before: str) -> int:
     """H(split, class, before)."""
-    return stable_hash64(split, semiotic_class, before)
+    return text_hash64(split, semiotic_class, before)
+
+
+def text_hash64(*parts: str, seed: int = 0) -> int:
+    """`stable_hash64(*parts, seed=seed)` for parts that are already strings, without its general conversions
+    (the same bytes are hashed, so the same value comes out)."""
+    key = seed.to_bytes(8, "little", signed=False) if seed else b""
+    data = "\x1f".join(parts).encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8, key=key).digest(), "little")
 
 
 @lru_cache(maxsize=64)
@@ -26,8 +37,21 @@ def type_hash(negative_type: str) -> int:
 
 
 def string_hashes(values: Sequence[str]) -> np.ndarray:
-    """H(value) for each value."""
-    return np.fromiter((stable_hash64(v) for v in values), dtype=np.uint64, count=len(values))
+    """H(value) for each value: `stable_hash64(value)` of a single string (seed 0), computed without the
+    general function's joining and keying (the same bytes are hashed, so the same values come out)."""
+    blake2b, from_bytes = hashlib.blake2b, int.from_bytes
+    return np.fromiter(
+        (from_bytes(blake2b(v.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little") for v in values),
+        dtype=np.uint64, count=len(values))
+
+
+def column_hashes(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """H(value) for each value of a string column, each distinct value hashed once."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = pc.dictionary_encode(values)
+    hashes = string_hashes(encoded.dictionary.to_pylist())
+    return hashes[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
 def compose(group_hashes: np.ndarray, value_hashes: np.ndarray, type_hashes: np.ndarray) -> np.ndarray:

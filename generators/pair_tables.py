@@ -6,24 +6,27 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.generators.input_negatives import PairRow
-from tnforge.generators.pair_keys import compose, group_hash, string_hashes, type_hash
+from tnforge.generators.pair_keys import column_hashes, compose, group_hash, type_hash
 
 #: Judges (before, reading, class) triples; see `tnforge.generators.licensing.Licenser`.
 Judge = Callable[[Sequence[tuple[str, str, str]]], list[bool]]
 
 
-def _keys(splits: list[str], classes: list[str], befores: list[str], values: list[str], types: list[str]) -> np.ndarray:
-    """The composed stable key of (split, class, before, value, type) for every row (see `pair_keys`)."""
+def _keys(splits: list[str], classes: list[str], befores: list[str], values: pa.Array, types: pa.Array) -> np.ndarray:
+    """The composed stable key of (split, class, before, value, type) for every row (see `pair_keys`); each
+    distinct group, value and type is hashed once."""
     groups: dict[tuple[str, str, str], int] = {}
     group_hashes = np.fromiter(
         (groups.get(g) or groups.setdefault(g, group_hash(*g)) for g in zip(splits, classes, befores, strict=True)),
-        dtype=np.uint64, count=len(values),
+        dtype=np.uint64, count=len(splits),
     )
-    type_hashes = np.fromiter((type_hash(t) for t in types), dtype=np.uint64, count=len(types))
-    return compose(group_hashes, string_hashes(values), type_hashes)
+    encoded = pc.dictionary_encode(types)
+    type_hashes = np.array([type_hash(t) for t in encoded.dictionary.to_pylist()], dtype=np.uint64)
+    return compose(group_hashes, column_hashes(values), type_hashes[encoded.indices.to_numpy(zero_copy_only=False)])
 
 
 def pairs_table(rows: Sequence[PairRow], generator_version: str, judge: Judge | None = None) -> pa.Table:
@@ -32,36 +35,44 @@ def pairs_table(rows: Sequence[PairRow], generator_version: str, judge: Judge | 
 
     The dual encoders see no class: a negative whose (before, reading) has label 1 in another row (a licence
     for another class or split) is dropped, so no pair is both a positive and a negative. `rows` must hold
-    every row of each of its inputs (the pipeline passes one bucket of inputs)."""
+    every row of each of its inputs (the pipeline passes whole inputs). The grammar is asked once per batch."""
     columns = list(zip(*rows, strict=True)) if rows else [()] * len(PairRow._fields)
     splits, classes, befores, readings, labels, types, subtypes, sources = (list(c) for c in columns)
-    licensed: list[bool | None] = [None] * len(rows)
+    label = np.array(labels, dtype=np.int8)
+    licensed = pa.nulls(len(rows), pa.bool_())
+    keep = None
     if judge is not None:
-        negatives = [i for i, label in enumerate(labels) if label == 0]
-        verdicts = judge([(befores[i], readings[i], classes[i]) for i in negatives])
-        for index, verdict in zip(negatives, verdicts, strict=True):
-            licensed[index] = verdict
-            if verdict:
-                labels[index] = 1
-        accepted = {(befores[i], readings[i]) for i, label in enumerate(labels) if label == 1}
-        kept = [i for i, label in enumerate(labels) if label == 1 or (befores[i], readings[i]) not in accepted]
-        if len(kept) < len(labels):
-            splits, classes, befores, readings, labels, types, subtypes, sources, licensed = (
-                [values[i] for i in kept] for values in
-                (splits, classes, befores, readings, labels, types, subtypes, sources, licensed))
-    return pa.table(
+        negatives = np.flatnonzero(label == 0)
+        verdicts = np.array(judge([(befores[i], readings[i], classes[i]) for i in negatives.tolist()]), dtype=bool)
+        verdict = np.zeros(len(rows), dtype=bool)
+        verdict[negatives] = verdicts
+        label[verdict] = 1
+        licensed = pa.array(verdict, mask=label_mask(label, verdict))
+        accepted = {(befores[i], readings[i]) for i in np.flatnonzero(label == 1).tolist()}
+        dropped = [i for i in np.flatnonzero(label == 0).tolist() if (befores[i], readings[i]) in accepted]
+        if dropped:
+            keep = np.ones(len(rows), dtype=bool)
+            keep[dropped] = False
+    table = pa.table(
         {
-            "key": pa.array(_keys(splits, classes, befores, readings, types), type=pa.uint64()),
+            "key": pa.array(_keys(splits, classes, befores, pa.array(readings, pa.string()),
+                                  pa.array(types, pa.string())), type=pa.uint64()),
             "split": pa.array(splits, type=pa.string()),
             "class": pa.array(classes, type=pa.string()),
             "before": pa.array(befores, type=pa.string()),
             "reading": pa.array(readings, type=pa.string()),
-            "label": pa.array(labels, type=pa.int8()),
+            "label": pa.array(label, type=pa.int8()),
             "negative_type": pa.array(types, type=pa.string()),
             "negative_subtype": pa.array(subtypes, type=pa.string()),
-            "licensed": pa.array(licensed, type=pa.bool_()),
-            "generator_version": pa.array([generator_version] * len(labels), type=pa.string()),
+            "licensed": licensed,
+            "generator_version": pa.repeat(pa.scalar(generator_version, pa.string()), len(rows)),
             "source_key": pa.array(sources, type=pa.uint64()),
         },
         schema=schemas.PAIRS,
     )
+    return table if keep is None else table.filter(pa.array(keep))
+
+
+def label_mask(label: np.ndarray, verdict: np.ndarray) -> np.ndarray:
+    """Rows whose `licensed` is null: the corpus positives (label 1 without a licence)."""
+    return (label == 1) & ~verdict

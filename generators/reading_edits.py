@@ -37,16 +37,16 @@ def _category_substitutions(
             subtype, group = category
             slots.setdefault(subtype, []).append((index, context.category_words(semiotic_class, group)))
 
+    def position(index: int, choices: tuple[str, ...], label: str) -> Iterator[Candidate]:
+        """The replacements at one position, in its hashed order (the word itself skipped)."""
+        word = words[index]
+        for choice in rotation(len(choices), base, 0xC0DE + 97 * index):
+            if choices[choice] != word:
+                yield _replace(words, index, choices[choice]), SYNTHETIC, label
+
     def stream(subtype: str, positions: list[tuple[int, tuple[str, ...]]]) -> Iterator[Candidate]:
         label = f"substitute:{subtype}"
-        orders = [
-            (index, choices, rotation(len(choices), base, 0xC0DE + 97 * index)) for index, choices in positions
-        ]
-        for index, choices, order in round_robin(*(repeat((i, c, o), len(c)) for i, c, o in orders)):
-            for choice in order:
-                if choices[choice] != words[index]:
-                    yield _replace(words, index, choices[choice]), SYNTHETIC, label
-                    break
+        return round_robin(*(position(index, choices, label) for index, choices in positions))
 
     return {subtype: stream(subtype, positions) for subtype, positions in slots.items()}
 

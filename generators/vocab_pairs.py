@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from tnforge import schemas
 from tnforge.generators.negative_context import SplitContext, context_for
-from tnforge.generators.pair_keys import compose, group_hash, string_hashes, type_hash
+from tnforge.generators.pair_keys import column_hashes, compose, group_hash, type_hash
 from tnforge.hashing import mix64
 from tnforge.schemas.negative_kinds import CLASS, GLOBAL
 
@@ -81,7 +81,7 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     word = np.where(from_class, class_pick, global_pick)
 
     # Forbidden (group, word) codes: positive words of the input in any split, and its top-k words.
-    word_id = {w: i for i, w in enumerate(context.global_vocab)}
+    word_id = context.word_ids()
     forbidden = [
         gi * vocabulary + word_id[w]
         for gi, g in enumerate(groups)
@@ -111,19 +111,20 @@ def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContex
         # Positive words and top-k words: few per input, listed directly.
         listed_group, listed_word, listed_label, listed_type = [], [], [], []
         for index, g in enumerate(here):
-            for w in g.words:
-                listed_group.append(index), listed_word.append(w), listed_label.append(1), listed_type.append("")
+            listed_word += g.words
+            listed_group += [index] * len(g.words)
+            listed_label += [1] * len(g.words)
+            listed_type += [""] * len(g.words)
             for w, kind in g.listed:
                 listed_group.append(index), listed_word.append(w), listed_label.append(0), listed_type.append(kind)
         drawn_group, drawn_word, drawn_class = _draw(here, context)
         vocabulary = pa.array(context.global_vocab, type=pa.string())
         group_index = np.concatenate([np.array(listed_group, dtype=np.int64), drawn_group])
-        words = pa.concat_arrays([pa.array(listed_word, type=pa.string()), vocabulary.take(pa.array(drawn_word))])
-        types = pa.concat_arrays([
-            pa.array(listed_type, type=pa.string()),
-            pa.array(np.where(drawn_class, CLASS, GLOBAL).tolist(), type=pa.string()),
-        ])
-        word_hashes = np.concatenate([string_hashes(listed_word), context.vocab_hashes[drawn_word]])
+        listed_words = pa.array(listed_word, type=pa.string())
+        words = pa.concat_arrays([listed_words, vocabulary.take(pa.array(drawn_word))])
+        drawn_types = pa.array([CLASS, GLOBAL], type=pa.string()).take(pa.array(np.where(drawn_class, 0, 1)))
+        types = pa.concat_arrays([pa.array(listed_type, type=pa.string()), drawn_types])
+        word_hashes = np.concatenate([column_hashes(listed_words), context.vocab_hashes[drawn_word]])
         type_hashes = np.concatenate([
             np.array([type_hash(t) for t in listed_type], dtype=np.uint64),
             np.where(drawn_class, np.uint64(type_hash(CLASS)), np.uint64(type_hash(GLOBAL))).astype(np.uint64),
@@ -132,12 +133,12 @@ def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContex
         take = pa.array(group_index)
         parts.append(pa.table({
             "key": pa.array(compose(hashes[group_index], word_hashes, type_hashes), type=pa.uint64()),
-            "split": pa.array([split] * len(group_index), type=pa.string()),
+            "split": pa.repeat(pa.scalar(split, pa.string()), len(group_index)),
             "class": pa.array([g.semiotic_class for g in here], type=pa.string()).take(take),
             "before": pa.array([g.before for g in here], type=pa.string()).take(take),
             "word": words,
             "label": pa.array(labels, type=pa.int8()),
             "negative_type": types,
-            "generator_version": pa.array([generator_version] * len(group_index), type=pa.string()),
+            "generator_version": pa.repeat(pa.scalar(generator_version, pa.string()), len(group_index)),
         }, schema=schemas.VOCAB_PAIRS))
     return pa.concat_tables(parts) if parts else schemas.VOCAB_PAIRS.empty_table()

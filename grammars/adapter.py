@@ -1,7 +1,8 @@
 """The one way other parts of tnforge use the covering grammar: as plain callables, never as pynini objects.
 
 * `resolve(wanted)`: whether to use the grammar (None: when it can be loaded; True: required; False: off).
-* `licenser()`: a strict batch judge `[(before, reading, cls)] → [bool]` (the negatives pipeline).
+* `licenser()`: a strict batch judge `[(before, reading, cls)] → [bool]` (the negatives pipeline);
+  `forget()` drops the grammar's per-token cache once a batch of tokens is done with.
 * `judge(wanted)`: a tolerant batch judge `→ [bool | None]` (None: a token the grammar failed on) and a
   note for reports (evaluation, comparisons, benchmarks).
 * `reading_words(limit)`: `(before, cls) → word tuples` of every licensed reading, and the covered classes
@@ -79,6 +80,15 @@ def licenser() -> Callable[[Sequence[Item]], list[bool]]:
         return verdicts
 
     return judge_all
+
+
+def forget() -> None:
+    """Drop the grammar's per-token cache: a caller done with a batch of tokens that never come back (the
+    negatives pipeline, chunk by chunk) keeps memory bounded. A no-op when the grammar keeps no such cache."""
+    get = getattr(_grammars(), "get_grammar", None)
+    clear = getattr(get(), "clear_cache", None) if callable(get) else None
+    if callable(clear):
+        clear()
 
 
 def judge(wanted: bool | None = None) -> tuple[BatchJudge | None, str]:

@@ -6,13 +6,15 @@ With trivial pairs on (the default), the distinct trivial tokens of DIR/examples
 split's already down-sampled) are positives too, so the dual encoders learn when a token is read as written.
 
 Shape of the Beam pipeline (batches move between stages, never single rows):
-  positive files ─► read + bucket by hash(before) ─┬─► ToList ─► build context (one small side input)
-  example files  ─► trivial tokens + bucket ───────┤  (trivial pairs: not part of the context)
-  hypotheses     ─► read + split + bucket ─────────┤
-                                                    └─► GroupByKey(bucket) ─► per-input negatives (side input)
-  ─► Arrow tables per (dataset, split) ─► WriteDataset (shard by key, sort, write every shard once).
-Grouping by the input's bucket brings an input's positives from every split together, so the
-never-a-positive rule needs no global table.
+  positive files ─► read ─┬─► ToList ─► build context (one small side input)
+  example files  ─► trivial tokens (not part of the context)
+  hypotheses     ─► read + split
+  all of them ─► count distinct inputs (one combined sum → the unit count, a side input)
+              ─► assign units by hash(before) ─► GroupByKey(unit) ─► per-input negatives, chunk by chunk
+  ─► Arrow tables per (dataset, split) ─► WriteDataset (pieces spilled to scratch; shard by key, sort, write
+     every shard once).
+Grouping by the input's unit brings an input's positives from every split together, so the never-a-positive
+rule needs no global table; the unit count grows with the data (see `negative_units`).
 """
 
 from __future__ import annotations
@@ -22,102 +24,66 @@ from pathlib import Path
 from typing import Any
 
 import apache_beam as beam
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from apache_beam.metrics.metric import MetricsFilter
 
-from tnforge.datasets import DATASET_DIRS, by_split, dataset_files
-from tnforge.filesystems import check_path, exists, is_folder, join, read_parquet, remove, remove_temporaries
-from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, input_pairs
-from tnforge.generators.licensing import Licenser, resolve_grammar
+from tnforge.datasets import DATASET_DIRS, dataset_files
+from tnforge.filesystems import (
+    check_path,
+    exists,
+    has_contents,
+    is_folder,
+    join,
+    read_parquet,
+    remove,
+    remove_temporaries,
+)
+from tnforge.generators.input_negatives import GENERATOR_VERSION, Settings
+from tnforge.generators.licensing import resolve_grammar
 from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import DEFAULT_CAP
-from tnforge.generators.pair_tables import pairs_table
-from tnforge.generators.topk import assign_splits, group_by_before, read_hypotheses
-from tnforge.generators.vocab_pairs import vocab_table
-from tnforge.hashing import stable_hash64
-from tnforge.manifest import check_input, require_complete, update_section, write_manifest
+from tnforge.generators.topk import assign_splits, read_hypotheses
+from tnforge.manifest import SCRATCH, check_input, require_complete, update_section, write_manifest
 from tnforge.pipelines.build_steps import count_pairs, pair_keys
+from tnforge.pipelines.negative_units import (
+    METRICS,
+    POSITIVE_COLUMNS,
+    GenerateNegatives,
+    Piece,
+    assign_units,
+    distinct_inputs,
+    work_units,
+)
 from tnforge.pipelines.runner import make_pipeline, pipeline_options
 from tnforge.pipelines.writer import WriteDataset
 from tnforge.schemas.negative_kinds import KINDS
 
-#: Work units: inputs are spread over this many buckets by a stable hash of `before`.
-BUCKETS = 32
 OUTPUTS = ("pairs", "vocab_pairs")
-POSITIVE_COLUMNS = ["key", "split", "class", "before", "after"]
+#: Scratch folder (under DIR) for the output pieces between generation and the shard writer.
+PIECES = join(SCRATCH, "negative-pieces")
 
 
-def _bucketed(table: pa.Table, buckets: int) -> Iterator[tuple[int, pa.Table]]:
-    befores = table.column("before").to_pylist()
-    hashes = {b: stable_hash64(b) % buckets for b in set(befores)}
-    index = np.fromiter((hashes[b] for b in befores), dtype=np.int64, count=len(befores))
-    for bucket in np.unique(index).tolist():
-        yield bucket, table.filter(pa.array(index == bucket))
+def read_positive_file(path: str) -> Iterator[Piece]:
+    """("positives", rows) of one positive-pairs file."""
+    yield "positives", read_parquet(path, columns=POSITIVE_COLUMNS)
 
 
-def read_positive_file(path: str, buckets: int) -> Iterator[tuple[int, tuple[str, pa.Table]]]:
-    """(bucket, ("positives", rows)) slices of one positive-pairs file."""
-    table = read_parquet(path, columns=POSITIVE_COLUMNS)
-    for bucket, part in _bucketed(table, buckets):
-        yield bucket, ("positives", part)
-
-
-def read_trivial_file(path: str, buckets: int) -> Iterator[tuple[int, tuple[str, pa.Table]]]:
-    """(bucket, ("positives", rows)) slices of the distinct trivial (split, class, before, after) of one
-    examples file (originals only), keyed like positive pairs."""
+def read_trivial_file(path: str) -> Iterator[Piece]:
+    """("positives", rows): the distinct trivial (split, class, before, after) of one examples file
+    (originals only), keyed like positive pairs."""
     table = read_parquet(path, columns=["split", "class", "before", "after", "trivial", "copy"])
     table = table.filter(pc.and_(table.column("trivial"), pc.equal(table.column("copy"), 0)))
     if not table.num_rows:
         return
     table = count_pairs(table.select(["split", "class", "before", "after"]))
     table = table.append_column("key", pa.array(pair_keys(table), pa.uint64())).select(POSITIVE_COLUMNS)
-    for bucket, part in _bucketed(table, buckets):
-        yield bucket, ("positives", part)
+    yield "positives", table
 
 
-def read_hypothesis_file(path: str, root: str, buckets: int) -> Iterator[tuple[int, tuple[str, pa.Table]]]:
-    """(bucket, ("hypotheses", rows)) slices of a hypotheses file, each row with its example's split."""
-    table = assign_splits(read_hypotheses(path), root)
-    for bucket, part in _bucketed(table, buckets):
-        yield bucket, ("hypotheses", part)
-
-
-class GenerateNegatives(beam.DoFn):
-    """All pairs for the inputs of one bucket, as Arrow tables keyed by (dataset, split)."""
-
-    def __init__(self, settings: Settings, use_grammar: bool) -> None:
-        self.settings = settings
-        self.use_grammar = use_grammar
-        self.judge: Licenser | None = None
-
-    def setup(self) -> None:
-        # The grammar (pynini) is imported here, on the worker, never at module import.
-        self.judge = Licenser() if self.use_grammar else None
-
-    def process(self, element: tuple[int, list[tuple[str, pa.Table]]], contexts: dict) -> Iterator[Any]:
-        _, pieces = element
-        positive_tables = [t for kind, t in pieces if kind == "positives"]
-        hypotheses = group_by_before([t for kind, t in pieces if kind == "hypotheses"])
-        by_input: dict[str, dict[tuple[str, str, str], Positive]] = {}
-        for table in positive_tables:
-            columns = [table.column(c).to_pylist() for c in POSITIVE_COLUMNS]
-            for key, split, cls, before, after in zip(*columns, strict=True):
-                # Trivial tokens come once per examples file: the same pair from several files is one positive.
-                by_input.setdefault(before, {})[(split, cls, after)] = Positive(split, cls, after, key)
-        pair_rows, vocab_groups = [], []
-        for before in sorted(by_input):
-            positives = [by_input[before][k] for k in sorted(by_input[before])]
-            pairs, vocab = input_pairs(before, positives, hypotheses.get(before, ()), contexts, self.settings)
-            pair_rows.extend(pairs)
-            vocab_groups.extend(vocab)
-        tables = {
-            "pairs": pairs_table(pair_rows, GENERATOR_VERSION, self.judge),
-            "vocab_pairs": vocab_table(vocab_groups, contexts, GENERATOR_VERSION),
-        }
-        for dataset, table in tables.items():
-            for split, part in by_split(table):
-                yield (dataset, split), part
+def read_hypothesis_file(path: str, root: str) -> Iterator[Piece]:
+    """("hypotheses", rows) of a hypotheses file, each row with its example's split."""
+    yield "hypotheses", assign_splits(read_hypotheses(path), root)
 
 
 def build_pipeline(
@@ -127,17 +93,20 @@ def build_pipeline(
     topk_from: str | None,
     use_grammar: bool,
     shards: int,
+    units: int | None = None,
 ) -> beam.PCollection:
-    """Add the negatives transforms to a pipeline; returns the PCollection of shard reports."""
+    """Add the negatives transforms to a pipeline; returns the PCollection of shard reports.
+
+    units: work units (None: one per INPUTS_PER_UNIT distinct inputs, counted in the pipeline)."""
     files = [str(path) for path in dataset_files(root, "positive_pairs")]
     positives = (
         pipeline
         | "PositiveFiles" >> beam.Create(files)
-        | "ReadPositives" >> beam.FlatMap(read_positive_file, BUCKETS)
+        | "ReadPositives" >> beam.FlatMap(read_positive_file)
     )
     contexts = (
         positives
-        | "PositiveTables" >> beam.Map(lambda item: item[1][1])
+        | "PositiveTables" >> beam.Map(lambda piece: piece[1])
         | "AllPositives" >> beam.combiners.ToList()
         | "BuildContext" >> beam.Map(build_context, settings.seed)
     )
@@ -146,22 +115,29 @@ def build_pipeline(
         sources.append(
             pipeline
             | "ExampleFiles" >> beam.Create([str(path) for path in dataset_files(root, "examples")])
-            | "ReadTrivial" >> beam.FlatMap(read_trivial_file, BUCKETS)
+            | "ReadTrivial" >> beam.FlatMap(read_trivial_file)
         )
     if topk_from is not None and "topk" in settings.kinds:
         sources.append(
             pipeline
             | "HypothesisFiles" >> beam.Create([str(topk_from)])
-            | "ReadHypotheses" >> beam.FlatMap(read_hypothesis_file, root, BUCKETS)
+            | "ReadHypotheses" >> beam.FlatMap(read_hypothesis_file, root)
         )
+    pieces = sources | "AllInputs" >> beam.Flatten()
+    unit_count = (
+        pieces
+        | "CountInputs" >> beam.Map(distinct_inputs)
+        | "SumInputs" >> beam.CombineGlobally(sum)
+        | "Units" >> beam.Map(work_units, override=units)
+    )
     return (
-        sources
-        | "AllInputs" >> beam.Flatten()
-        | "ByBucket" >> beam.GroupByKey()
+        pieces
+        | "AssignUnits" >> beam.FlatMap(assign_units, beam.pvalue.AsSingleton(unit_count))
+        | "ByUnit" >> beam.GroupByKey()
         | "Generate" >> beam.ParDo(
             GenerateNegatives(settings, use_grammar), beam.pvalue.AsSingleton(contexts)
         )
-        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards))
+        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES))
     )
 
 
@@ -213,6 +189,15 @@ def count_outputs(root: str) -> dict[str, Any]:
     }
 
 
+def work_counters(result: Any) -> dict[str, int]:
+    """{"units": work units with inputs, "inputs": distinct inputs} from a finished run's counters."""
+    found = {}
+    for name in ("units", "inputs"):
+        counters = result.metrics().query(MetricsFilter().with_namespace(METRICS).with_name(name))["counters"]
+        found[name] = sum(int(c.committed if c.committed is not None else c.attempted) for c in counters)
+    return found
+
+
 def _forget_outputs(root: str, manifest: dict[str, Any]) -> None:
     """Drop an earlier run's "negatives" section, then its pairs: until this run records its own section, no
     pairs are committed (and no stale shard of another shard count survives)."""
@@ -220,6 +205,15 @@ def _forget_outputs(root: str, manifest: dict[str, Any]) -> None:
         write_manifest(root, manifest)
     for name in OUTPUTS:
         remove(join(root, DATASET_DIRS[name]))
+    _remove_pieces(root)
+
+
+def _remove_pieces(root: str) -> None:
+    """Remove the pieces' scratch folder (and the scratch folder itself when nothing else is left in it)."""
+    remove(join(root, PIECES))
+    scratch = join(root, SCRATCH)
+    if is_folder(scratch) and not has_contents(scratch):
+        remove(scratch)
 
 
 def run_negatives(
@@ -235,6 +229,7 @@ def run_negatives(
     progress: Callable[[str], None] | None = None,
     workers: int | None = None,
     trivial: bool = True,
+    units: int | None = None,
 ) -> dict[str, Any]:
     """Generate the pairs of a dataset directory; returns the manifest's new "negatives" section.
 
@@ -242,7 +237,8 @@ def run_negatives(
     to `cap` per input); topk_from: a hypotheses Parquet file (required for "topk"); grammar: judge the
     negatives with the covering grammar (None = when available); pipeline_args: Beam options (the local
     FnApiRunner unless they name a runner); workers: local worker processes (direct_num_workers); trivial:
-    make pairs for trivial tokens too, and "unread" (`<self>`) negatives for the others."""
+    make pairs for trivial tokens too, and "unread" (`<self>`) negatives for the others; units: work units
+    (None: from the data, one per INPUTS_PER_UNIT distinct inputs; the files are the same for any count)."""
     say = progress or (lambda _message: None)
     root = str(root)
     kinds = list(dict.fromkeys(kinds))
@@ -257,8 +253,8 @@ def run_negatives(
         raise FileNotFoundError(f"{topk_from}: no such hypotheses file")
     if ratio is not None and not ratio > 0:
         raise ValueError(f"ratio must be positive (or 'all'), got {ratio}")
-    if shards < 1 or cap < 1:
-        raise ValueError(f"shards and cap must be at least 1 (got shards={shards}, cap={cap})")
+    if shards < 1 or cap < 1 or (units is not None and units < 1):
+        raise ValueError(f"shards, cap and units must be at least 1 (got shards={shards}, cap={cap}, units={units})")
     if not is_folder(check_path(root)):
         raise FileNotFoundError(f"{root}: no such dataset directory")
     check_input(root)
@@ -271,10 +267,13 @@ def run_negatives(
         f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'})")
     options = pipeline_options(pipeline_args, workers)  # refuses bad runner options before anything is deleted
     _forget_outputs(root, manifest)
+    pipeline = make_pipeline(options)
+    build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units)
     try:
-        with make_pipeline(options) as pipeline:
-            build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards)
+        result = pipeline.run()
+        result.wait_until_finish()
     finally:
+        _remove_pieces(root)
         remove_temporaries(root)  # what a worker that died between writing and renaming left
     say("counting the pairs written")
     section: dict[str, Any] = {
@@ -287,6 +286,7 @@ def run_negatives(
         "trivial": trivial,
         "topk_from": str(topk_from) if topk_from else None,
         "generator_version": GENERATOR_VERSION,
+        "work": work_counters(result),
         **count_outputs(root),
     }
     update_section(root, "negatives", section)

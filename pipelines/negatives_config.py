@@ -27,7 +27,7 @@ class NegativesOptionError(ValueError):
 
 @dataclass(frozen=True)
 class NegativesConfig:
-    """What `tnforge negatives` generates (seed None and shards 0 mean: as the build)."""
+    """What `tnforge negatives` generates (seed None and shards 0 mean: as the build; units 0: from the data)."""
 
     kinds: tuple[str, ...] = DEFAULT_KINDS
     ratio: float | None = 10.0  # negatives per positive; None: every candidate, up to `cap`
@@ -37,6 +37,7 @@ class NegativesConfig:
     trivial: bool = True
     seed: int | None = None
     shards: int = 0
+    units: int = 0  # work units; 0: from the data (one per 50k distinct inputs); the files are the same for any
 
 
 def parse_kinds(value: str, required: bool = True) -> tuple[str, ...]:

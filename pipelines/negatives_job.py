@@ -33,7 +33,7 @@ def run_negatives_job(
             str(root), kinds=list(config.kinds), ratio=config.ratio, topk_from=config.topk_from,
             grammar=config.grammar, seed=int(config.seed or 0), shards=config.shards,
             pipeline_args=list(pipeline_args), cap=config.cap, progress=progress, workers=workers,
-            trivial=config.trivial,
+            trivial=config.trivial, units=config.units or None,
         )
 
 

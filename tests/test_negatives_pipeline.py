@@ -204,15 +204,60 @@ def test_deterministic_across_worker_counts(built, hypotheses, ratio10, tmp_path
     assert _files(first) == _files(again)
 
 
+def test_unit_count_grows_with_the_inputs(built):
+    from tnforge.pipelines.negative_units import INPUTS_PER_UNIT, assign_units, distinct_inputs, work_units
+
+    assert [work_units(n) for n in (0, 1, INPUTS_PER_UNIT, INPUTS_PER_UNIT + 1, 100 * INPUTS_PER_UNIT)] == [1, 1, 1, 2, 100]
+    assert work_units(10**9, override=3) == 3
+    table = datasets.read_dataset(built, "positive_pairs", columns=["key", "split", "class", "before", "after"])
+    befores = set(table.column("before").to_pylist())
+    assert distinct_inputs(("positives", table)) == len(befores) and distinct_inputs(("hypotheses", table)) == 0
+    # Every row lands in exactly one unit, an input's rows (any split, any slice) in the same one.
+    unit_of_input: dict[str, int] = {}
+    rows = 0
+    for piece in (table.slice(0, 1000), table.slice(1000)):
+        for unit, (kind, part) in assign_units(("positives", piece), 7):
+            assert kind == "positives" and 0 <= unit < 7
+            rows += part.num_rows
+            for before in part.column("before").to_pylist():
+                assert unit_of_input.setdefault(before, unit) == unit
+    assert rows == table.num_rows and len(set(unit_of_input.values())) == 7
+
+
+def test_identical_for_any_unit_count(built, hypotheses, ratio10, tmp_path, monkeypatch):
+    """Work units come from the data (one per INPUTS_PER_UNIT distinct inputs) or an override; the files are
+    the same bytes for one, several and many units, and with two workers."""
+    from tnforge.pipelines import negative_units
+
+    first, section = ratio10
+    inputs = section["work"]["inputs"]
+    assert section["work"]["units"] == 1 and inputs > 4000  # the sample: one unit, processed in 2 chunks
+    runs = {3: [], 64: ["--direct_num_workers=2", "--direct_running_mode=multi_processing"]}
+    for units, args in runs.items():
+        again = _copy(built, tmp_path / f"units{units}")
+        found = run_negatives(str(again), ["synthetic", "random", "topk"], 10, str(hypotheses[0]), False, 0, 2, args,
+                              units=units)
+        assert found["work"] == {"units": units, "inputs": inputs}
+        assert _files(again) == _files(first), f"{units} units"
+        assert not (again / ".tnforge-cache").exists()  # the pieces' scratch folder is gone
+    # From the data: with 1,000 inputs per unit the same corpus takes ≥ inputs / 1,000 units.
+    monkeypatch.setattr(negative_units, "INPUTS_PER_UNIT", 1000)
+    again = _copy(built, tmp_path / "auto")
+    found = run_negatives(str(again), ["synthetic", "random", "topk"], 10, str(hypotheses[0]), False, 0, 2, [])
+    assert found["work"]["units"] >= -(-inputs // 1000) > 1
+    assert _files(again) == _files(first)
+
+
 def test_cli_ratio_3_and_errors(built, tmp_path):
     root = _copy(built, tmp_path / "cli")
     runner = CliRunner()
-    result = runner.invoke(cli, ["negatives", str(root), "--ratio", "3", "--no-grammar", "--shards", "1"])
+    result = runner.invoke(cli, ["negatives", str(root), "--ratio", "3", "--no-grammar", "--shards", "1",
+                                 "--units", "2"])
     assert result.exit_code == 0, result.output
     assert "synthetic" in result.output and "vocab" in result.output
     negatives = json.loads((root / "manifest.json").read_text())["negatives"]
     train = negatives["counts"]["train"]
-    assert negatives["ratio"] == 3.0
+    assert negatives["ratio"] == 3.0 and negatives["work"]["units"] == 2
     assert 2.8 <= (train["synthetic"] + train["random"]) / train["positive"] <= 3.0
     assert len(list(datasets.dataset_path(root, "pairs", "train").glob("*.parquet"))) == 1
 

@@ -29,10 +29,12 @@ N = NegativesConfig()
 @click.option("--seed", type=click.IntRange(0), default=N.seed, help="Seed of the stable hashes [default: the build's].")
 @click.option("--shards", type=click.IntRange(0), default=N.shards,
               help="Parquet shards per split (0: as the build).")
+@click.option("--units", type=click.IntRange(0), default=N.units,
+              help="Work units (0: one per 50,000 distinct inputs); the files are the same for any count.")
 @click.option("--workers", default=1, type=click.IntRange(1), help="Local worker processes (Beam direct_num_workers).")
 @click.pass_context
 def negatives(ctx: click.Context, directory: str, kinds: str, ratio: float | None, cap: int, topk_from: str | None,
-              grammar: bool | None, trivial: bool, seed: int | None, shards: int, workers: int) -> None:
+              grammar: bool | None, trivial: bool, seed: int | None, shards: int, units: int, workers: int) -> None:
     """Generate labelled pairs for the dual encoders in a dataset directory DIR.
 
     Reads DIR/positives/ (written by `tnforge build`) and writes DIR/pairs/{split}/ (positives and
@@ -47,7 +49,7 @@ def negatives(ctx: click.Context, directory: str, kinds: str, ratio: float | Non
     """
     try:
         config = NegativesConfig(kinds=parse_kinds(kinds), ratio=ratio, cap=cap, topk_from=topk_from,
-                                 grammar=grammar, trivial=trivial, seed=seed, shards=shards)
+                                 grammar=grammar, trivial=trivial, seed=seed, shards=shards, units=units)
         section = run_negatives_job(directory, config, ctx.meta.get("pipeline_args", ()), workers, progress=log)
     except NegativesOptionError as error:
         raise click.BadParameter(str(error), param_hint=error.option) from error

@@ -1,0 +1,146 @@
+"""Work units of the negatives pipeline: inputs spread over a number of units that grows with the data.
+
+An input (`before`) goes to unit `H(before) mod units` (H = `tnforge.hashing.stable_hash64`), so all its
+positives (every split) and hypotheses meet in one unit. The unit count comes from the data: one unit per
+`INPUTS_PER_UNIT` distinct inputs (counted per file in one combined pass, a small side input), so a large
+corpus gives many bounded work units and a cluster can use as many workers. A unit is processed in chunks
+of `CHUNK_INPUTS` inputs, each chunk's tables yielded as soon as they are made (memory stays bounded).
+
+Every input's rows depend on the input and the (global) context only and the writer sorts each shard by a
+total order, so the files are byte-identical for any unit count, chunk size and worker count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import apache_beam as beam
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from apache_beam.metrics import Metrics
+
+from tnforge.datasets import by_split
+from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, input_pairs
+from tnforge.generators.licensing import Licenser
+from tnforge.generators.pair_keys import column_hashes
+from tnforge.generators.pair_tables import pairs_table
+from tnforge.generators.topk import group_by_before
+from tnforge.generators.vocab_pairs import vocab_table
+
+#: Distinct inputs per work unit (an upper bound: inputs are counted per file, so one seen in several counts
+#: several times): units = max(1, ceil(inputs / INPUTS_PER_UNIT)).
+INPUTS_PER_UNIT = 50_000
+#: Inputs generated, judged and turned into tables at a time inside a unit (bounds a worker's memory).
+CHUNK_INPUTS = 4_000
+POSITIVE_COLUMNS = ["key", "split", "class", "before", "after"]
+#: Namespace of the pipeline's counters: "units" (work units with inputs) and "inputs" (distinct inputs).
+METRICS = "tnforge.negatives"
+
+#: ("positives" | "hypotheses", rows): what the readers emit.
+Piece = tuple[str, pa.Table]
+
+
+def work_units(inputs: int, override: int | None = None) -> int:
+    """The number of work units for `inputs` distinct inputs (`override`, when given, wins)."""
+    if override:
+        return int(override)
+    return max(1, math.ceil(inputs / INPUTS_PER_UNIT))
+
+
+def distinct_inputs(piece: Piece) -> int:
+    """Distinct inputs of one positives piece (0 for hypotheses: they add no input)."""
+    kind, table = piece
+    return int(pc.count_distinct(table.column("before")).as_py()) if kind == "positives" and table.num_rows else 0
+
+
+def unit_of(befores: pa.Array | pa.ChunkedArray, units: int) -> np.ndarray:
+    """The work unit of each input: H(before) mod units, hashing each distinct input once."""
+    return (column_hashes(befores) % np.uint64(units)).astype(np.int64)
+
+
+def assign_units(piece: Piece, units: int) -> Iterator[tuple[int, Piece]]:
+    """(unit, rows of that unit) for each unit a piece's rows reach."""
+    kind, table = piece
+    if not table.num_rows:
+        return
+    if units == 1:
+        yield 0, piece
+        return
+    index = unit_of(table.column("before"), units)
+    for unit in np.unique(index).tolist():
+        yield unit, (kind, table.filter(pa.array(index == unit)))
+
+
+def _positives(tables: list[pa.Table]) -> dict[str, list[Positive]]:
+    """before → its positives (every split), sorted by (split, class, after); duplicates (the same trivial
+    pair from several example files) are one positive."""
+    by_input: dict[str, dict[tuple[str, str, str], Positive]] = {}
+    for table in tables:
+        columns = [table.column(c).to_pylist() for c in POSITIVE_COLUMNS]
+        for key, split, cls, before, after in zip(*columns, strict=True):
+            by_input.setdefault(before, {})[(split, cls, after)] = Positive(split, cls, after, key)
+    return {before: [found[k] for k in sorted(found)] for before, found in by_input.items()}
+
+
+class GenerateNegatives(beam.DoFn):
+    """All pairs for the inputs of one work unit, as Arrow tables keyed by (dataset, split), chunk by chunk."""
+
+    def __init__(self, settings: Settings, use_grammar: bool, chunk: int = CHUNK_INPUTS) -> None:
+        self.settings = settings
+        self.use_grammar = use_grammar
+        self.chunk = chunk
+        self.judge: Licenser | None = None
+
+    def setup(self) -> None:
+        # The grammar (pynini) is imported here, on the worker, never at module import.
+        self.judge = Licenser() if self.use_grammar else None
+
+    def process(self, element: tuple[int, list[Piece]], contexts: dict) -> Iterator[Any]:
+        _, pieces = element
+        by_input = _positives([t for kind, t in pieces if kind == "positives"])
+        if by_input:
+            Metrics.counter(METRICS, "units").inc()
+            Metrics.counter(METRICS, "inputs").inc(len(by_input))
+        hypotheses = group_by_before([t for kind, t in pieces if kind == "hypotheses"])
+        inputs = sorted(by_input)
+        for start in range(0, len(inputs), self.chunk):
+            with _collector_paused():
+                tables = self._chunk(inputs[start:start + self.chunk], by_input, hypotheses, contexts)
+            for dataset, table in tables.items():
+                for split, part in by_split(table):
+                    yield (dataset, split), part
+
+    def _chunk(self, inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict) -> dict[str, pa.Table]:
+        """The pairs and vocabulary pairs of some inputs (their positives are taken out of `by_input`)."""
+        pair_rows, vocab_groups = [], []
+        for before in inputs:
+            pairs, vocab = input_pairs(before, by_input.pop(before), hypotheses.get(before, ()), contexts,
+                                       self.settings)
+            pair_rows.extend(pairs)
+            vocab_groups.extend(vocab)
+        tables = {
+            "pairs": pairs_table(pair_rows, GENERATOR_VERSION, self.judge),
+            "vocab_pairs": vocab_table(vocab_groups, contexts, GENERATOR_VERSION),
+        }
+        if self.judge is not None:
+            self.judge.forget()  # a unit's inputs never come back: keep the grammar's cache bounded
+        return tables
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a chunk is made: the chunk allocates hundreds of thousands
+    of small acyclic objects, and each full collection would scan the worker's whole heap (≈ 40% of the time
+    otherwise). Reference counting still frees everything; the collector resumes after the chunk."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
