@@ -148,6 +148,13 @@ def load_seq2seq(model: str, device: str, threads: int = 0, data: str | None = N
     return loaded if data is None else (loaded, example_files(data, split))
 
 
+def load_tagger(path: str) -> Any:
+    """A trained tagger (`trainers.tagger.load_tagger`)."""
+    from tnforge.trainers.tagger import load_tagger as load
+
+    return load(path)
+
+
 @contextmanager
 def grammar_errors(option: str) -> Iterator[None]:
     """The covering grammar asked for but missing (`GrammarUnavailable`) as a click error on `option`."""

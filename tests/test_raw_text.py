@@ -1,0 +1,144 @@
+"""Raw text → spoken text: the reading pipeline by class (trainers.decoding.raw_text), batch mode on files
+and standard streams (`tnforge normalize --file`), and evaluation from plain text — on a tiny model trained
+on hand-made sentences and on real sentences of the bundled sample."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tiny_models as H  # noqa: E402
+
+from tnforge.schemas import SELF, SIL  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    from tnforge.trainers.seq2seq.loading import load_model
+
+    result, data = H.train_tiny(tmp_path_factory.mktemp("raw"))
+    return load_model(result.run), data, result.run
+
+
+def _gold(sentences=H.TINY_SENTENCES):
+    tokens = [[b for _, b, _ in s] for s in sentences]
+    classes = [[c for c, _, _ in s] for s in sentences]
+    afters = [[a for _, _, a in s] for s in sentences]
+    return tokens, classes, afters
+
+
+def test_confident_plain_and_punct_skip_the_seq2seq_the_rest_is_decoded_by_class(tiny):
+    from tnforge.trainers.decoding.raw_text import read_sentences
+
+    loaded, _, _ = tiny
+    tokens, classes, afters = _gold()
+    readings, counts = read_sentences(loaded, tokens, classes, batch_size=3)
+    assert counts == {}
+    for reading, cls, gold in zip(readings, classes, afters, strict=True):
+        assert reading.decoded == [c not in ("PLAIN", "PUNCT") for c in cls]
+        assert [r for r, c in zip(reading.readings, cls, strict=True) if c == "PUNCT"] == [SIL] * cls.count("PUNCT")
+        assert [r for r, c in zip(reading.readings, cls, strict=True) if c == "PLAIN"] == [SELF] * cls.count("PLAIN")
+        assert reading.readings == gold  # the tiny model learnt its sentences
+    assert readings[0].spoken == "Train five hundred forty leaves at four forty five"
+    # Below the threshold (or without classes) every token goes through the seq2seq, in any batch size.
+    unsure, _ = read_sentences(loaded, tokens, classes, [[0.5] * len(t) for t in tokens], batch_size=2)
+    classless, _ = read_sentences(loaded, tokens, None, batch_size=256)
+    for reading in (*unsure, *classless):
+        assert all(reading.decoded)
+    assert [r.readings for r in unsure] == [r.readings for r in classless]
+    with pytest.raises(ValueError, match="sentence 0: 6 tokens but 5 classes"):
+        read_sentences(loaded, tokens[:1], [classes[0][:5]])
+
+
+def test_grammar_constraint_uses_each_tokens_class(tiny):
+    pytest.importorskip("pynini")
+    from tnforge.grammars import adapter
+    from tnforge.trainers.decoding.constraint_sets import grammar_constraint
+    from tnforge.trainers.decoding.raw_text import read_sentences
+
+    loaded, _, _ = tiny
+    reading_words, covered = adapter.reading_words()
+    constraint = grammar_constraint(loaded, reading_words, covered)
+    tokens, classes, afters = _gold()
+    readings, counts = read_sentences(loaded, tokens, classes, constraint=constraint)
+    decoded = sum(c not in ("PLAIN", "PUNCT") for cls in classes for c in cls)
+    assert counts["grammar_constrained"] + counts["grammar_unconstrained"] == decoded
+    assert counts["grammar_constrained"] >= decoded - 1
+    assert [r.readings for r in readings] == afters
+    # Every decoded reading is one the grammar licenses for the token's class.
+    judge = adapter.licenser()
+    items = [(t, r, c) for reading in readings
+             for t, r, c, d in zip(reading.tokens, reading.readings, reading.classes, reading.decoded, strict=True) if d]
+    assert all(judge(items))
+
+
+def test_real_sentences_read_with_gold_classes(tiny, bundled_tsv):
+    """Sentences of the bundled sample: what passes through is exactly the written text and silence; the
+    tokens and line structure survive whatever the (tiny, untrained-on-them) model says."""
+    from tnforge.trainers.decoding.raw_text import read_sentences
+
+    loaded, _, _ = tiny
+    sentences, sentence = [], []
+    for line in bundled_tsv.read_text(encoding="utf-8").splitlines():
+        fields = line.split("\t")
+        if fields[0] == "<eos>":
+            sentences.append(sentence)
+            sentence = []
+        else:
+            sentence.append((fields[0], fields[1], fields[2]))
+    sentences = sentences[:40]
+    tokens, classes, _ = _gold(sentences)
+    readings, _ = read_sentences(loaded, tokens, classes, batch_size=64)
+    for reading, cls in zip(readings, classes, strict=True):
+        words = [(t if r == SELF else r) for t, r, c in zip(reading.tokens, reading.readings, cls, strict=True)
+                 if c == "PLAIN"]
+        assert words == [t for t, c in zip(reading.tokens, cls, strict=True) if c == "PLAIN"]
+        assert sum(reading.decoded) == sum(c not in ("PLAIN", "PUNCT") for c in cls)
+    assert sum(sum(r.decoded) for r in readings) > 20
+
+
+def _cli(args, **kwargs):
+    from click.testing import CliRunner
+
+    from tnforge.cli import cli
+
+    return CliRunner().invoke(cli, args, **kwargs)
+
+
+LINES = ["Train 540 leaves at 4:45.", "", "It costs $3, not $5.", "   ", "Chapter 12 has 3 parts."]
+
+
+def test_batch_mode_file_round_trip_keeps_every_line(tiny, tmp_path):
+    _, _, run = tiny
+    source = tmp_path / "in.txt"
+    source.write_bytes(("\r\n".join(LINES) + "\r\n").encode("utf-8"))  # CRLF line ends
+    out = tmp_path / "sub" / "out.txt"
+    result = _cli(["normalize", "--model", str(run), "--file", str(source), "--out", str(out), "--batch-size", "2"])
+    assert result.exit_code == 0, result.output
+    spoken = out.read_text(encoding="utf-8").split("\n")
+    assert spoken[-1] == "" and len(spoken) - 1 == len(LINES)
+    assert spoken[:5] == ["Train five hundred forty leaves at four forty five", "",
+                          "It costs three dollars not five dollars", "", "Chapter twelve has three parts"]
+    assert "normalized 5 sentences" in result.output
+    # Standard input to standard output: the same lines.
+    piped = _cli(["normalize", "-m", str(run), "-f", "-", "--no-progress"], input="\n".join(LINES) + "\n")
+    assert piped.exit_code == 0, piped.output
+    assert piped.stdout.split("\n")[:5] == spoken[:5]
+
+
+def test_batch_mode_bad_utf8_is_one_line_and_writes_nothing(tiny, tmp_path):
+    _, _, run = tiny
+    source = tmp_path / "bad.txt"
+    source.write_bytes(b"Train 540 leaves.\nIt costs \xff$3.\n")
+    out = tmp_path / "out.txt"
+    result = _cli(["normalize", "--model", str(run), "--file", str(source), "--out", str(out)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == (f"Error: {source}, line 2: not UTF-8 text (byte 0xff at "
+                                                      "column 10)")
+    assert "Traceback" not in result.output
+    assert not out.exists() and list(tmp_path.iterdir()) == [source]
+    both = _cli(["normalize", "--model", str(run), "--file", str(source), "some text"])
+    assert both.exit_code == 2 and "either TEXT or --file" in both.output
+    grammar = _cli(["normalize", "--model", str(run), "--grammar-constraint", "x"])
+    assert grammar.exit_code == 2 and "needs --tagger" in grammar.output

@@ -1,0 +1,148 @@
+"""Raw text → spoken text: tokens (the corpus-style tokenizer) → classes (a tagger, optional) → one reading per
+token → the spoken sentence. Tokens the tagger calls PLAIN or PUNCT with a probability of at least
+`threshold` are read as the corpus reads them (`<self>`, `sil`) without the seq2seq; every other token is
+decoded by the seq2seq from its context window, many sentences' tokens batched together (sorted by window
+length), its predicted class reaching the decoding constraint (the covering grammar's mask by class).
+Without classes every token is decoded, as `tnforge normalize` always did."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tnforge.schemas import SELF, SIL
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
+from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
+from tnforge.trainers.decoding.text_tokenizer import spoken
+from tnforge.windows import window_input
+
+#: What a confidently tagged trivial class reads as, the corpus's way (PUNCT is never spoken).
+READ_AS_WRITTEN: dict[str, str] = {"PLAIN": SELF, "PUNCT": SIL}
+#: The tagger probability at or above which a PLAIN/PUNCT token skips the seq2seq.
+THRESHOLD = 0.9
+
+OnBatch = Callable[[int], None]
+
+
+@dataclass
+class SentenceReading:
+    """One sentence read: its tokens, their classes (None: unknown) and class probabilities, each token's
+    reading as the corpus writes it (`<self>`, `sil` or words) and whether the seq2seq decoded it."""
+
+    tokens: list[str]
+    classes: list[str | None]
+    probabilities: list[float]
+    readings: list[str]
+    decoded: list[bool]
+
+    @property
+    def spoken(self) -> str:
+        """The spoken sentence (`<self>` → the token, `sil` → nothing)."""
+        return spoken(self.tokens, self.readings)
+
+
+def passes_through(cls: str | None, probability: float, threshold: float) -> bool:
+    """Whether a token of predicted class `cls` is read as written without the seq2seq."""
+    return cls in READ_AS_WRITTEN and probability >= threshold
+
+
+def read_sentences(
+    loaded: Any,
+    sentences: Sequence[Sequence[str]],
+    classes: Sequence[Sequence[str | None]] | None = None,
+    probabilities: Sequence[Sequence[float]] | None = None,
+    constraint: DecodingConstraint | None = None,
+    beam: int = BEAM,
+    batch_size: int = BATCH_SIZE,
+    threshold: float = THRESHOLD,
+    on_batch: OnBatch | None = None,
+) -> tuple[list[SentenceReading], Counts]:
+    """Read tokenized sentences: each token's reading and the constraint's counts summed over the batches.
+
+    `classes` (gold, or a tagger's) go to the constraint with each decoded token; `probabilities` (default
+    1.0 each) decide, with `threshold`, which PLAIN/PUNCT tokens skip the seq2seq (threshold > 1: none).
+    """
+    from tnforge.trainers.decoding.decode import decode_batch
+    from tnforge.trainers.seq2seq.data import make_batch
+
+    token_lists = [list(tokens) for tokens in sentences]
+    class_lists = [list(c) for c in classes] if classes is not None else [[None] * len(t) for t in token_lists]
+    probs = ([list(p) for p in probabilities] if probabilities is not None
+             else [[1.0] * len(t) for t in token_lists])
+    results = [SentenceReading(tokens, cls, prob, [""] * len(tokens), [False] * len(tokens))
+               for tokens, cls, prob in zip(token_lists, class_lists, probs, strict=True)]
+    pending: list[tuple[int, int, str]] = []  # (sentence, token, window) to decode
+    for s, result in enumerate(results):
+        if len(result.classes) != len(result.tokens) or len(result.probabilities) != len(result.tokens):
+            raise ValueError(f"sentence {s}: {len(result.tokens)} tokens but {len(result.classes)} classes and "
+                             f"{len(result.probabilities)} probabilities")
+        for t, (cls, probability) in enumerate(zip(result.classes, result.probabilities, strict=True)):
+            if passes_through(cls, probability, threshold):
+                result.readings[t] = READ_AS_WRITTEN[str(cls)]
+            else:
+                pending.append((s, t, window_input(result.tokens, t)))
+    pending.sort(key=lambda item: len(item[2]))  # stable: equal lengths keep sentence order
+    max_input = int(loaded.config.get("max_input_length", 256))
+    counts: Counts = {}
+    for start in range(0, len(pending), batch_size):
+        chunk = pending[start: start + batch_size]
+        rows = {"input": [window for _, _, window in chunk],
+                "before": [results[s].tokens[t] for s, t, _ in chunk],
+                "class": [results[s].classes[t] for s, t, _ in chunk]}
+        ranked, batch_counts = decode_batch(loaded, make_batch(rows, loaded.input_vocab, None, max_input),
+                                            beam=beam, top_k=1, constraint=constraint)
+        counts = merge_counts(counts, batch_counts)
+        for (s, t, _), hypotheses in zip(chunk, ranked, strict=True):
+            results[s].readings[t] = hypotheses[0][0] if hypotheses else SELF
+            results[s].decoded[t] = True
+        if on_batch:
+            on_batch(len(chunk))
+    return results, counts
+
+
+def tag_sentences(tagger: Any, sentences: Sequence[Sequence[str]]) -> tuple[list[list[str]], list[list[float]]]:
+    """A tagger's class and probability for every token (`Tagger.predict`)."""
+    if not sentences:
+        return [], []
+    predicted = tagger.predict([list(tokens) for tokens in sentences])
+    classes = [[p.cls for p in sentence] for sentence in predicted]
+    probabilities = [[float(p.probability) for p in sentence] for sentence in predicted]
+    return classes, probabilities
+
+
+def normalize_texts(
+    loaded: Any,
+    texts: Sequence[str],
+    tagger: Any = None,
+    constraint: DecodingConstraint | None = None,
+    beam: int = BEAM,
+    batch_size: int = BATCH_SIZE,
+    threshold: float = THRESHOLD,
+    tokenize: Callable[[str], list[str]] | None = None,
+    on_batch: OnBatch | None = None,
+) -> list[SentenceReading]:
+    """Read raw sentences: tokenize each, tag them (with `tagger`; else every token is decoded, classless),
+    decode what needs the seq2seq."""
+    if tokenize is None:
+        from tnforge.trainers.decoding.text_tokenizer import tokenize
+    sentences = [tokenize(text) for text in texts]
+    classes = probabilities = None
+    if tagger is not None:
+        classes, probabilities = tag_sentences(tagger, sentences)
+    readings, _ = read_sentences(loaded, sentences, classes, probabilities, constraint, beam, batch_size, threshold,
+                                 on_batch)
+    return readings
+
+
+def reading_table(reading: SentenceReading) -> str:
+    """Each token beside its class (with the tagger's probability) and reading, one a line, then a blank line
+    and the spoken sentence; `*` marks tokens the seq2seq decoded."""
+    width = max((len(t) for t in reading.tokens), default=0)
+    rows = []
+    for token, cls, probability, text, decoded in zip(reading.tokens, reading.classes, reading.probabilities,
+                                                     reading.readings, reading.decoded, strict=True):
+        tag = "" if cls is None else f"{cls} {probability:.2f}"
+        rows.append(f"{token:<{width}}  {tag:<16}{'*' if decoded else ' '} {text}".rstrip() if cls is not None
+                    else f"{token:<{width}}  {text}")
+    return "\n".join([*rows, "", reading.spoken])
