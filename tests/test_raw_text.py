@@ -71,6 +71,16 @@ def test_grammar_constraint_uses_each_tokens_class(tiny):
     items = [(t, r, c) for reading in readings
              for t, r, c, d in zip(reading.tokens, reading.readings, reading.classes, reading.decoded, strict=True) if d]
     assert all(judge(items))
+    # A PLAIN token the grammar reads otherwise ("centre" → "center", "-" → "to") goes to the seq2seq.
+    from tnforge.trainers.decoding.raw_text import read_as_written
+
+    assert read_as_written("centre", "PLAIN", 1.0, 0.9, reading_words) is None
+    assert read_as_written("-", "PLAIN", 1.0, 0.9, reading_words) is None
+    assert read_as_written("Train", "PLAIN", 1.0, 0.9, reading_words) == SELF
+    assert read_as_written("centre", "PLAIN", 1.0, 0.9) == SELF
+    assert read_as_written(",", "PUNCT", 0.95, 0.9, reading_words) == SIL
+    assert read_as_written(",", "PUNCT", 0.85, 0.9, reading_words) is None
+    assert read_as_written("12", "CARDINAL", 1.0, 0.9, reading_words) is None
 
 
 def test_real_sentences_read_with_gold_classes(tiny, bundled_tsv):
@@ -142,3 +152,36 @@ def test_batch_mode_bad_utf8_is_one_line_and_writes_nothing(tiny, tmp_path):
     assert both.exit_code == 2 and "either TEXT or --file" in both.output
     grammar = _cli(["normalize", "--model", str(run), "--grammar-constraint", "x"])
     assert grammar.exit_code == 2 and "needs --tagger" in grammar.output
+
+
+def test_plain_text_evaluation_rows_agree_with_evaluate(tiny):
+    """The every-token-decoded gold row is exactly `tnforge evaluate`'s figures; raw text whose tokenization
+    agrees scores like gold tokens; WER and sentence accuracy follow from the spoken sentences."""
+    pytest.importorskip("pynini")
+    from tnforge.grammars import adapter
+    from tnforge.trainers.decoding.outputs import evaluate_decoding
+    from tnforge.trainers.evaluation.raw_text import evaluate_raw, raw_markdown, word_errors
+    from tnforge.trainers.seq2seq.data import example_files
+
+    loaded, data, _ = tiny
+    files = example_files(data, "dev")
+    judge, _ = adapter.judge(True)
+    reference = evaluate_decoding(loaded, files, "dev", judge=judge)
+    result = evaluate_raw(loaded, files, "dev", judge=judge)
+    rows = result["rows"]
+    every = rows["gold tokens + gold classes, every token decoded"]
+    assert result["sentences"] == len(H.TINY_SENTENCES) == every["sentences"]
+    assert every["tokens"] == reference["tokens"] and every["nontrivial"] == reference["nontrivial"]
+    assert every["sentences_correct"] == reference["sentences"]["correct"]
+    assert every["unrecoverable"] == reference["unrecoverable"]
+    assert every["decoded"] == reference["tokens"]["count"]
+    by_class = rows["gold tokens + gold classes → seq2seq"]
+    assert by_class["decoded"] == sum(c not in ("PLAIN", "PUNCT") for s in H.TINY_SENTENCES for c, _, _ in s)
+    assert by_class["class_accuracy"] == 1.0
+    raw = rows["raw text → tokenizer → seq2seq (no tagger)"]
+    assert raw["tokenization_agrees"] == 4 and raw["class_accuracy"] is None
+    assert raw["sentence_accuracy"] == raw["sentences_correct"] / 4
+    assert raw["wer"] == raw["word_errors"] / raw["words"]
+    table = raw_markdown(result, "t")
+    assert table.count("\n| ") == 3 + 1 and "every token decoded" in table
+    assert word_errors("a b c d", "a x c") == 2 and word_errors("", "a") == 1 and word_errors("a b", "a b") == 0

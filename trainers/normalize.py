@@ -29,10 +29,11 @@ class Normalizer:
     beam: int = BEAM
     batch_size: int = BATCH_SIZE
     threshold: float = THRESHOLD
+    reading_words: Any = None  # the covering grammar: PLAIN tokens it reads otherwise go to the seq2seq
 
     def __call__(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> list[SentenceReading]:
         return normalize_texts(self.loaded, texts, self.tagger, self.constraint, self.beam, self.batch_size,
-                               self.threshold, on_batch=on_batch)
+                               self.threshold, on_batch=on_batch, reading_words=self.reading_words)
 
 
 def text_lines(handle: IO[bytes], name: str) -> Iterator[str]:

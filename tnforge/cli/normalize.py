@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
-from tnforge.trainers.decoding.raw_text import THRESHOLD
+from tnforge.trainers.decoding.defaults import THRESHOLD
 
 
 @common.command()
@@ -47,10 +47,13 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
         raise click.UsageError("give either TEXT or --file (not both)")
     if grammar_constraint and not tagger:
         raise click.UsageError("--grammar-constraint needs --tagger: the grammar is chosen by each token's class")
+    from tnforge.trainers.decoding.constraint_sets import build_constraint
+
     loaded = common.load_seq2seq(model, device, threads)
-    constraint, _ = common.constraint_of(loaded, None, None, grammar_constraint, 0.0)
+    reading_words, covered = common.grammar_words(grammar_constraint)
+    constraint, _ = build_constraint(loaded, reading_words=reading_words, covered=covered)
     normalizer = Normalizer(loaded, common.load_tagger(tagger) if tagger else None, constraint, beam, batch_size,
-                            threshold)
+                            threshold, reading_words)
     if text:
         [reading] = normalizer([" ".join(text)])
         if not reading.tokens:

@@ -7,22 +7,21 @@ Without classes every token is decoded, as `tnforge normalize` always did."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tnforge.schemas import SELF, SIL
-from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, THRESHOLD
 from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
 from tnforge.trainers.decoding.text_tokenizer import spoken
 from tnforge.windows import window_input
 
 #: What a confidently tagged trivial class reads as, the corpus's way (PUNCT is never spoken).
 READ_AS_WRITTEN: dict[str, str] = {"PLAIN": SELF, "PUNCT": SIL}
-#: The tagger probability at or above which a PLAIN/PUNCT token skips the seq2seq.
-THRESHOLD = 0.9
 
 OnBatch = Callable[[int], None]
+ReadingWords = Callable[[str, str | None], Collection[tuple[str, ...]]]
 
 
 @dataclass
@@ -42,9 +41,18 @@ class SentenceReading:
         return spoken(self.tokens, self.readings)
 
 
-def passes_through(cls: str | None, probability: float, threshold: float) -> bool:
-    """Whether a token of predicted class `cls` is read as written without the seq2seq."""
-    return cls in READ_AS_WRITTEN and probability >= threshold
+def read_as_written(token: str, cls: str | None, probability: float, threshold: float,
+                    reading_words: ReadingWords | None = None) -> str | None:
+    """The reading of a token that skips the seq2seq (`<self>`, `sil`), or None when it needs decoding: its
+    class is not PLAIN/PUNCT, its probability is below `threshold`, or (given the covering grammar's
+    `reading_words`) the grammar knows a PLAIN reading other than the token itself ("centre" → "center")."""
+    if cls not in READ_AS_WRITTEN or probability < threshold:
+        return None
+    if cls == "PLAIN" and reading_words is not None:
+        readings = {" ".join(words) for words in reading_words(token, cls)}
+        if readings - {SELF, token, token.lower()}:
+            return None
+    return READ_AS_WRITTEN[cls]
 
 
 def read_sentences(
@@ -57,11 +65,13 @@ def read_sentences(
     batch_size: int = BATCH_SIZE,
     threshold: float = THRESHOLD,
     on_batch: OnBatch | None = None,
+    reading_words: ReadingWords | None = None,
 ) -> tuple[list[SentenceReading], Counts]:
     """Read tokenized sentences: each token's reading and the constraint's counts summed over the batches.
 
     `classes` (gold, or a tagger's) go to the constraint with each decoded token; `probabilities` (default
-    1.0 each) decide, with `threshold`, which PLAIN/PUNCT tokens skip the seq2seq (threshold > 1: none).
+    1.0 each) decide, with `threshold`, which PLAIN/PUNCT tokens skip the seq2seq (threshold > 1: none;
+    `reading_words`, the covering grammar, sends PLAIN tokens it reads otherwise to the seq2seq).
     """
     from tnforge.trainers.decoding.decode import decode_batch
     from tnforge.trainers.seq2seq.data import make_batch
@@ -78,8 +88,9 @@ def read_sentences(
             raise ValueError(f"sentence {s}: {len(result.tokens)} tokens but {len(result.classes)} classes and "
                              f"{len(result.probabilities)} probabilities")
         for t, (cls, probability) in enumerate(zip(result.classes, result.probabilities, strict=True)):
-            if passes_through(cls, probability, threshold):
-                result.readings[t] = READ_AS_WRITTEN[str(cls)]
+            written = read_as_written(result.tokens[t], cls, probability, threshold, reading_words)
+            if written is not None:
+                result.readings[t] = written
             else:
                 pending.append((s, t, window_input(result.tokens, t)))
     pending.sort(key=lambda item: len(item[2]))  # stable: equal lengths keep sentence order
@@ -121,6 +132,7 @@ def normalize_texts(
     threshold: float = THRESHOLD,
     tokenize: Callable[[str], list[str]] | None = None,
     on_batch: OnBatch | None = None,
+    reading_words: ReadingWords | None = None,
 ) -> list[SentenceReading]:
     """Read raw sentences: tokenize each, tag them (with `tagger`; else every token is decoded, classless),
     decode what needs the seq2seq."""
@@ -131,7 +143,7 @@ def normalize_texts(
     if tagger is not None:
         classes, probabilities = tag_sentences(tagger, sentences)
     readings, _ = read_sentences(loaded, sentences, classes, probabilities, constraint, beam, batch_size, threshold,
-                                 on_batch)
+                                 on_batch, reading_words)
     return readings
 
 

@@ -1,7 +1,7 @@
 """Evaluation from plain text: a split's sentences read as a user's text would be (raw text → tokenizer →
 tagger → seq2seq) and with gold stages put back one at a time, so the cost of each predicted stage shows.
 
-Rows (`STAGES`): raw text with every stage predicted; gold tokens with the tagger's classes; gold tokens and
+Rows (`stages`): raw text with every stage predicted; gold tokens with the tagger's classes; gold tokens and
 gold classes (PLAIN/PUNCT read as written, the rest decoded); gold tokens and classes with every token
 decoded (what `tnforge evaluate` measures). Each row: sentence accuracy (the spoken sentence exactly right),
 word error rate against the gold spoken sentence, token accuracy over the sentences whose tokenization
@@ -17,19 +17,29 @@ from pathlib import Path
 from typing import Any
 
 from tnforge.schemas.classes import COVERED
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 from tnforge.trainers.decoding.raw_text import THRESHOLD, SentenceReading, read_sentences, tag_sentences
 from tnforge.trainers.evaluation.accuracy import BatchJudge, evaluate
 
-#: Row name → (tokens, classes, every token decoded) — "predicted" / "gold" / "none" for classes.
-STAGES: dict[str, tuple[str, str, bool]] = {
+#: Row name → (tokens, classes, every token decoded): tokens "predicted" (tokenizer) or "gold"; classes
+#: "predicted" (tagger), "gold" or "none".
+TAGGED: dict[str, tuple[str, str, bool]] = {
     "raw text → tokenizer → tagger → seq2seq": ("predicted", "predicted", False),
     "gold tokens → tagger → seq2seq": ("gold", "predicted", False),
+}
+#: Without a tagger: raw text as `tnforge normalize` reads it without one (every token decoded, no class).
+UNTAGGED: dict[str, tuple[str, str, bool]] = {
+    "raw text → tokenizer → seq2seq (no tagger)": ("predicted", "none", True),
+}
+GOLD: dict[str, tuple[str, str, bool]] = {
     "gold tokens + gold classes → seq2seq": ("gold", "gold", False),
     "gold tokens + gold classes, every token decoded": ("gold", "gold", True),
 }
-#: Without a tagger: raw text as `tnforge normalize` reads it without one (every token decoded, no class).
-UNTAGGED = {"raw text → tokenizer → seq2seq (no tagger)": ("predicted", "none", True),
-            "gold tokens → seq2seq (no classes)": ("gold", "none", True)}
+
+
+def stages(tagged: bool) -> dict[str, tuple[str, str, bool]]:
+    """The rows evaluated, in table order."""
+    return {**(TAGGED if tagged else UNTAGGED), **GOLD}
 
 
 @dataclass
@@ -128,11 +138,11 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
 
 
 def evaluate_raw(loaded: Any, files: Sequence[Path], split: str | None, tagger: Any = None, constraint: Any = None,
-                 judge: BatchJudge | None = None, beam: int = 5, batch_size: int = 256, threshold: float = THRESHOLD,
+                 judge: BatchJudge | None = None, beam: int = BEAM, batch_size: int = BATCH_SIZE, threshold: float = THRESHOLD,
                  tokenize: Callable[[str], list[str]] | None = None,
-                 detokenize: Callable[[Sequence[str]], str] | None = None,
+                 detokenize: Callable[[Sequence[str]], str] | None = None, reading_words: Any = None,
                  on_row: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """Every row of `STAGES` (with a tagger) or `UNTAGGED` (without) on the split's sentences:
+    """Every row of `stages` on the split's sentences:
     {"rows": {name: figures}, "sentences": count}."""
     from tnforge import tokenizer as corpus_tokenizer
 
@@ -142,7 +152,7 @@ def evaluate_raw(loaded: Any, files: Sequence[Path], split: str | None, tagger: 
     raw_tokens = [tokenize(detokenize(sentence.tokens)) for sentence in gold]
     rows: dict[str, Any] = {}
     tagged: dict[str, tuple[list[list[str]], list[list[float]]]] = {}
-    for name, (tokens_from, classes_from, every) in (STAGES if tagger is not None else UNTAGGED).items():
+    for name, (tokens_from, classes_from, every) in stages(tagger is not None).items():
         started = time.monotonic()
         tokens = raw_tokens if tokens_from == "predicted" else [s.tokens for s in gold]
         classes = probabilities = None
@@ -153,7 +163,7 @@ def evaluate_raw(loaded: Any, files: Sequence[Path], split: str | None, tagger: 
         elif classes_from == "gold":
             classes = [s.classes for s in gold]
         readings, _ = read_sentences(loaded, tokens, classes, probabilities, constraint, beam, batch_size,
-                                     threshold=2.0 if every else threshold)
+                                     threshold=2.0 if every else threshold, reading_words=reading_words)
         rows[name] = score(readings, gold, judge) | {"seconds": time.monotonic() - started}
         if on_row:
             on_row(name, rows[name])
@@ -181,3 +191,16 @@ def raw_markdown(result: dict[str, Any], title: str) -> str:
             f"{row['tokenization_agrees']}/{row['sentences']} | {_percent(row['tokens']['accuracy'])} | "
             f"{_percent(row['nontrivial']['accuracy'])} | {classes} | {row['decoded']} | {unrecoverable} |")
     return "\n".join(lines) + "\n"
+
+
+def write_raw_report(result: dict[str, Any], out: str | None, title: str) -> str:
+    """The table as Markdown; with `out`, raw.md and raw.json (every figure and error) written there too."""
+    import json
+
+    markdown = raw_markdown(result, title)
+    if out:
+        from tnforge.filesystems import write_text_files
+
+        paths = write_text_files(out, {"raw.md": markdown, "raw.json": json.dumps(result, indent=2, default=str) + "\n"})
+        markdown += "\nreport: " + ", ".join(str(p) for p in paths) + "\n"
+    return markdown.rstrip("\n")
