@@ -185,3 +185,19 @@ def test_plain_text_evaluation_rows_agree_with_evaluate(tiny):
     table = raw_markdown(result, "t")
     assert table.count("\n| ") == 3 + 1 and "every token decoded" in table
     assert word_errors("a b c d", "a x c") == 2 and word_errors("", "a") == 1 and word_errors("a b", "a b") == 0
+
+
+def test_cli_evaluate_raw_writes_the_stage_table(tiny, tmp_path):
+    import json
+
+    _, data, run = tiny
+    report = tmp_path / "report"
+    result = _cli(["evaluate", "--raw", "--model", str(run), "--data", str(data), "--split", "dev", "--no-grammar",
+                   "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    assert "| raw text → tokenizer → seq2seq (no tagger) |" in result.output
+    saved = json.loads((report / "raw.json").read_text(encoding="utf-8"))
+    assert saved["sentences"] == 4 and set(saved["rows"]) == {
+        "raw text → tokenizer → seq2seq (no tagger)", "gold tokens + gold classes → seq2seq",
+        "gold tokens + gold classes, every token decoded"}
+    assert (report / "raw.md").read_text(encoding="utf-8").startswith("# Plain-text evaluation")
