@@ -301,4 +301,6 @@ def _sentence_table(batch: pa.RecordBatch, in_split: np.ndarray, split: str, bas
         "text_hash": tokens.column("text_hash").take(pa.array(starts)),
         "written": pc.binary_join(pa.ListArray.from_arrays(offsets, befores), " "),
         "spoken": spoken,
+        "tokens": pa.ListArray.from_arrays(offsets, befores),
+        "classes": pa.ListArray.from_arrays(offsets, tokens.column("class")),
     })

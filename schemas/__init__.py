@@ -48,7 +48,7 @@ EXAMPLES = _with_meta("examples", 1, [
 ])
 
 #: One row per sentence: the written and the spoken form.
-SENTENCES = _with_meta("sentences", 1, [
+SENTENCES = _with_meta("sentences", 2, [
     pa.field("key", pa.uint64(), nullable=False),  # stable hash of (source, sentence_id)
     pa.field("split", pa.string(), nullable=False),
     pa.field("source", pa.string(), nullable=False),
@@ -58,6 +58,8 @@ SENTENCES = _with_meta("sentences", 1, [
     pa.field("text_hash", pa.uint64(), nullable=False),  # stable hash of the written text (leak checks)
     pa.field("written", pa.string(), nullable=False),  # tokens joined by single spaces
     pa.field("spoken", pa.string(), nullable=False),  # readings joined; <self> -> the token, sil -> nothing
+    pa.field("tokens", pa.list_(pa.string()), nullable=False),  # every gold token (before), in order (v2)
+    pa.field("classes", pa.list_(pa.string()), nullable=False),  # each token's semiotic class (v2)
 ])
 
 #: Distinct non-trivial (class, before, after) triples with their counts, per split.

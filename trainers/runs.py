@@ -66,9 +66,10 @@ def check_not_corpus(path: str | os.PathLike) -> None:
                              "then train on DIR")
 
 
-def prepare_run_directory(out: str | os.PathLike, resume: bool, overwrite: bool) -> Path:
+def prepare_run_directory(out: str | os.PathLike, resume: bool, overwrite: bool,
+                          files: tuple[str, ...] = RUN_FILES) -> Path:
     """Check a run folder before anything is written: a non-empty one needs `resume` (and a checkpoint to
-    resume) or `overwrite` (which removes the files of the old run, `RUN_FILES`, and nothing else)."""
+    resume) or `overwrite` (which removes the files of the old run, `files`, and nothing else)."""
     run = Path(out)
     if resume and overwrite:
         raise ValueError("--resume and --overwrite exclude each other: continue the run, or replace it")
@@ -82,6 +83,6 @@ def prepare_run_directory(out: str | os.PathLike, resume: bool, overwrite: bool)
         if not overwrite:
             raise ValueError(f"{run} is not empty (an earlier run?): add --resume to continue it, or --overwrite "
                              "to replace it")
-        for name in RUN_FILES:
+        for name in files:
             (run / name).unlink(missing_ok=True)
     return run

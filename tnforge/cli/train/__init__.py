@@ -10,6 +10,7 @@ from tnforge.cli.lazy import LazyGroup
 TRAINERS: dict[str, tuple[str, str]] = {
     "seq-de": ("tnforge.cli.train.dual_encoders:seq_de", "The sequence dual encoder (input, reading) → acceptable?"),
     "seq2seq": ("tnforge.cli.train.seq2seq:seq2seq", "The attention seq2seq normalizer: characters in, words out."),
+    "tagger": ("tnforge.cli.train.tagger:tagger", "The semiotic-class tagger (xgboost over context features)."),
     "voc-de": ("tnforge.cli.train.dual_encoders:voc_de", "The vocabulary-filter dual encoder (input, word) → may occur?"),
 }
 

@@ -1,0 +1,140 @@
+"""Plain text → corpus-style tokens, the way the Sproat & Jaitly corpus tokenizes its `written` text.
+
+The corpus splits punctuation off words ("word ," not "word,"), keeps contractions and possessives whole
+("wasn't", "Girls'"), and keeps some multi-word spans as one token: dates ("12 May 2019", "May 12, 2019",
+"September 2014"), measures ("5 km", "1.06 sq mi"), money and large numbers ("$90 billion", "2.5 million"),
+spelled initials ("S. R. C."). `tokenize` reproduces that from raw text; `detokenize` makes the raw text a
+person would write from corpus tokens (the input used to measure the tokenizer: docs/training.md, "Raw text").
+Pure standard library: used by the tagger, the normalizer and benchmarks alike.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+__all__ = ["ABBREVIATIONS", "boundary_scores", "detokenize", "token_spans", "tokenize"]
+
+# --- detokenization: corpus tokens → the raw text a person would write ---------------------------------
+
+#: Tokens written against the previous word ("word ," → "word,").
+_CLOSERS = frozenset({",", ".", ";", ":", "!", "?", ")", "]", "}", "»", "%", "...", "…"})
+#: Tokens written against the next word ("( word" → "(word").
+_OPENERS = frozenset({"(", "[", "{", "«", "$", "£", "€", "#"})
+#: Tokens written against both neighbours ("AC / DC" → "AC/DC", "2003 - 04" → "2003-04").
+_JOINERS = frozenset({"/", "-"})
+#: Quotes alternate: an odd one opens (attached to the next token), an even one closes (to the previous).
+_QUOTES = frozenset({'"', "'", "“", "”", "‘", "’"})
+
+
+def detokenize(tokens: Sequence[str]) -> str:
+    """The raw text of corpus tokens: tokens joined by spaces, punctuation attached as in normal text."""
+    parts: list[str] = []
+    glue_next = True  # no space before the first token
+    open_quotes: dict[str, bool] = {}
+    for raw in tokens:
+        token = raw.strip()
+        if not token:
+            continue
+        glue_before = glue_next
+        glue_next = False
+        if token in _CLOSERS:
+            glue_before = True
+        elif token in _OPENERS:
+            glue_next = True
+        elif token in _JOINERS:
+            glue_before = glue_next = True
+        elif token in _QUOTES:
+            kind = '"' if token in '"“”' else "'"
+            if open_quotes.get(kind):
+                glue_before = True
+            else:
+                glue_next = True
+            open_quotes[kind] = not open_quotes.get(kind)
+        parts.append(token if glue_before or not parts else " " + token)
+    return "".join(parts)
+
+
+# --- tokenization ---------------------------------------------------------------------------------------
+
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+          r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR = r"\d{3,4}"
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_SCALE = r"(?:hundred|thousand|million|billion|trillion)"
+_UNIT = (r"(?:sq\.? (?:mi|km|ft|m|in)|cu\.? (?:ft|in|m)|km/h|m/s|g/cm3|kg/m3|km²|km2|m²|m2|m³|m3|ft²|mi²|"
+         r"km|cm|mm|nm|μm|µm|m|mi|ft|in|yd|kg|mg|g|lb|lbs|oz|t|ha|ac|acres|L|l|ml|mL|cc|hp|kW|MW|GW|W|kV|V|"
+         r"mph|kph|km/h|kn|Hz|kHz|MHz|GHz|GB|MB|KB|TB|Gb|Mb|kb|°C|°F|°|K|mAh|s|ms|min|h|hrs|BTU|kcal|cal|"
+         r"mAh|Pa|kPa|MPa|bar|psi|dB|ppm|lb\.|oz\.)")
+#: Words the corpus keeps with their period. It splits the period off every other word ("Dr .", "pp .",
+#: "etc ."), keeping it only on single capital initials ("M." of "M. Smith") and dotted acronyms ("U.S.").
+ABBREVIATIONS: frozenset[str] = frozenset({"usa."})
+_RULES: list[tuple[str, str]] = [
+    ("date", rf"{_MONTH} {_DAY}, {_YEAR}|{_DAY} {_MONTH},? {_YEAR}|{_MONTH} {_YEAR}(?!\d)"),
+    ("url", r"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]']"),
+    ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    ("money", rf"[$€£¥](?:{_NUMBER})(?: {_SCALE})?"),
+    ("scaled", rf"(?:{_NUMBER}) {_SCALE}\b"),
+    ("measure", rf"(?:{_NUMBER}) {_UNIT}(?![\w²³])"),
+    ("number", r"[#]?\d+(?:[.,:/-]\d+)*(?:[A-Za-z%°²³]+\d*)?"),
+    ("initials", r"(?:[A-Z]\. )+[A-Z]\.(?= [A-Z])"),
+    ("acronym", r"(?:[A-Za-z]\.){2,}"),
+    ("domain", r"[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|info)\b"),
+    ("word", r"\w+(?:['’-]\w+)*(?:'(?!\w))?\.?"),
+    ("other", r"\S"),
+]
+_PATTERN = re.compile("|".join(f"(?P<{name}>{rule})" for name, rule in _RULES))
+
+
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) character offsets of each corpus-style token of `text`, in order."""
+    spans: list[tuple[int, int]] = []
+    for match in _PATTERN.finditer(text):
+        start, end = match.span()
+        token = match.group(0)
+        if match.lastgroup == "word" and token.endswith(".") and len(token) > 1:
+            single_initial = len(token) == 2 and token[0].isupper()  # "M." of "M. Smith"
+            if token.lower() not in ABBREVIATIONS and not single_initial:
+                spans.extend([(start, end - 1), (end - 1, end)])
+                continue
+        spans.append((start, end))
+    return spans
+
+
+def tokenize(text: str) -> list[str]:
+    """Split plain text into corpus-style tokens."""
+    return [text[start:end] for start, end in token_spans(text)]
+
+
+# --- measuring -------------------------------------------------------------------------------------------
+
+
+def _boundaries(tokens: Iterable[str]) -> set[tuple[int, int]]:
+    """Token extents as offsets into the tokens' characters with spaces removed (comparable across
+    tokenizations of the same text)."""
+    extents, offset = set(), 0
+    for token in tokens:
+        length = len("".join(token.split()))
+        if length:
+            extents.add((offset, offset + length))
+            offset += length
+    return extents
+
+
+def boundary_scores(pairs: Iterable[tuple[Sequence[str], Sequence[str]]]) -> dict[str, float]:
+    """Token precision / recall / F1 (a token counts when both its ends match gold) and the share of sentences
+    tokenized exactly, over (gold tokens, predicted tokens) pairs of the same text."""
+    correct = predicted = gold_total = exact = sentences = 0
+    for gold, found in pairs:
+        g, f = _boundaries(gold), _boundaries(found)
+        correct += len(g & f)
+        predicted += len(f)
+        gold_total += len(g)
+        exact += g == f
+        sentences += 1
+    precision = correct / predicted if predicted else 0.0
+    recall = correct / gold_total if gold_total else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1,
+            "exact_sentences": exact / sentences if sentences else 0.0, "sentences": sentences, "tokens": gold_total}

@@ -1,0 +1,174 @@
+"""Context features of the semiotic-class tagger: a pure function of a sentence's tokens and the model's
+small lexicon (frequent words and, per seen token, its class counts in training).
+
+Per token: its characters (codes of the first and last ones), shape (case, digits, punctuation, spaces),
+length, number-like traits, prefix/suffix codes, its rank among frequent words and its training class
+shares; per neighbour at ±1 and ±2: a smaller set (shape, first character, word rank, month name);
+and the token's position in the sentence. NumPy only: no Beam, pynini or torch.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Bumped whenever the features change: a model records it and refuses other versions.
+FEATURES_VERSION = 1
+#: Neighbour offsets that get their own features.
+OFFSETS = (-2, -1, 1, 2)
+
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split())
+_ROMAN = re.compile(r"^(?=[MDCLXVI])M*(C[MD]|D?C{0,3})(X[CL]|L?X{0,3})(I[XV]|V?I{0,3})$")
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_PUNCT = frozenset(string.punctuation) | frozenset("—–«»“”‘’…")
+_CURRENCY = frozenset("$€£¥₹")
+_FIRST, _LAST = 4, 3
+
+
+def _code(char: str | None) -> float:
+    return float(ord(char)) if char is not None else -1.0
+
+
+def shape(token: str) -> str:
+    """Collapsed word shape: X upper, x lower, d digit, other characters as themselves ("Xx", "d:d", "$d")."""
+    out: list[str] = []
+    for char in token:
+        kind = "X" if char.isupper() else "x" if char.islower() else "d" if char.isdigit() else char
+        if not out or out[-1] != kind:
+            out.append(kind)
+    return "".join(out)
+
+
+def _token_features(token: str, rank: int, shares: Sequence[float], seen: float) -> list[float]:
+    """The features of one token on its own (see TOKEN_NAMES)."""
+    text = token.strip()
+    n = len(text)
+    digits = sum(c.isdigit() for c in text)
+    upper = sum(c.isupper() for c in text)
+    lower = sum(c.islower() for c in text)
+    alpha = sum(c.isalpha() for c in text)
+    punct = sum(c in _PUNCT for c in text)
+    words = text.split()
+    number = _NUMBER.search(text)
+    value = float(number.group(0).replace(",", "")) if number else -1.0
+    bare = text.rstrip(".")
+    return [
+        n, digits, upper, lower, alpha, text.count(" "), punct, sum(ord(c) > 127 for c in text), len(words),
+        *(_code(text[i]) if i < n else -1.0 for i in range(_FIRST)),
+        *(_code(text[-i]) if i <= n else -1.0 for i in range(1, _LAST + 1)),
+        float(text.istitle()), float(alpha > 0 and upper == alpha), float(alpha > 0 and lower == alpha),
+        float(n > 0 and digits == n), float(n > 0 and punct == n),
+        text.count("."), text.count(","), text.count(":"), text.count("/"), text.count("-"),
+        float(any(c in _CURRENCY for c in text)), float("%" in text),
+        float(bool(_ROMAN.match(bare))) if bare else 0.0,
+        float(any(w.lower().rstrip(".,") in _MONTHS for w in words)),
+        math.log10(value + 1.0) if value >= 0 else -1.0,
+        len(_NUMBER.findall(text)),
+        float(zlib.crc32(shape(text).encode("utf-8")) % 100_003),
+        float(rank), seen, *shares,
+    ]
+
+
+def _neighbour_features(row: Sequence[float]) -> list[float]:
+    """The subset of a token's features used for its neighbours (see NEIGHBOUR_NAMES)."""
+    return [1.0, row[0], row[1], row[9], row[16], row[17], row[18], row[19], row[20], row[29], row[33]]
+
+
+@dataclass
+class Lexicon:
+    """What the features know of the training data: frequent lower-cased words (by rank) and, for tokens seen
+    at least `min_count` times, how often each class labelled them."""
+
+    classes: tuple[str, ...]
+    words: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def fit(cls, sentences: Iterable[Sequence[str]], labels: Iterable[Sequence[str]], classes: Sequence[str],
+            max_words: int = 2000, min_count: int = 1) -> Lexicon:
+        """Learn the lexicon from training sentences and their classes (deterministic: ties by text)."""
+        index = {name: i for i, name in enumerate(classes)}
+        words: Counter = Counter()
+        by_token: dict[str, list[int]] = {}
+        for tokens, tags in zip(sentences, labels, strict=True):
+            for token, tag in zip(tokens, tags, strict=True):
+                words[token.lower()] += 1
+                by_token.setdefault(token, [0] * len(classes))[index[tag]] += 1
+        ranked = sorted(words.items(), key=lambda item: (-item[1], item[0]))[:max_words]
+        return cls(tuple(classes), {w: i for i, (w, _) in enumerate(ranked)},
+                   {t: c for t, c in sorted(by_token.items()) if sum(c) >= min_count})
+
+    def to_dict(self) -> dict:
+        return {"classes": list(self.classes), "words": sorted(self.words, key=self.words.__getitem__),
+                "counts": self.counts}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Lexicon:
+        return cls(tuple(data["classes"]), {w: i for i, w in enumerate(data["words"])},
+                   {t: list(c) for t, c in data["counts"].items()})
+
+    def describe(self, token: str, exclude: Sequence[int] | None = None) -> list[float]:
+        """Features of one token; `exclude` (class counts) is taken off its counts first (out-of-fold use)."""
+        counts = self.counts.get(token)
+        if counts is not None and exclude is not None:
+            counts = [a - b for a, b in zip(counts, exclude, strict=True)]
+        seen = float(sum(counts)) if counts else 0.0
+        shares = [c / seen for c in counts] if seen else [-1.0] * len(self.classes)
+        return _token_features(token, self.words.get(token.lower(), -1), shares, math.log1p(seen))
+
+
+TOKEN_NAMES = (
+    ["len", "digits", "upper", "lower", "alpha", "spaces", "punct", "non_ascii", "words"]
+    + [f"char{i}" for i in range(_FIRST)] + [f"char_{i}" for i in range(1, _LAST + 1)]
+    + ["title", "all_upper", "all_lower", "all_digits", "all_punct", "dots", "commas", "colons", "slashes",
+       "hyphens", "currency", "percent", "roman", "month", "log_value", "numbers", "shape", "word_rank", "seen"]
+)
+NEIGHBOUR_NAMES = ("exists", "len", "digits", "char0", "title", "all_upper", "all_lower", "all_digits",
+                   "all_punct", "month", "word_rank")
+
+
+def feature_names(classes: Sequence[str]) -> list[str]:
+    """Names of the columns of `features`, in order."""
+    own = [*TOKEN_NAMES, *(f"share_{c}" for c in classes)]
+    around = [f"{'m' if o < 0 else 'p'}{abs(o)}_{name}" for o in OFFSETS for name in NEIGHBOUR_NAMES]
+    return [*own, *around, "index", "from_end", "n_tokens"]
+
+
+def features(sentences: Sequence[Sequence[str]], lexicon: Lexicon,
+             exclude: Sequence[Sequence[Sequence[int]]] | None = None) -> np.ndarray:
+    """The float32 feature matrix of every token of `sentences`, in order (one row per token).
+
+    `exclude[s][t]`, when given, are class counts taken off the lexicon's counts of token t (training rows
+    leave out their own fold's counts, so they do not see their own labels)."""
+    rows: list[list[float]] = []
+    cache: dict[str, list[float]] = {}
+    empty = [0.0] * len(NEIGHBOUR_NAMES)
+    empty[3] = -1.0
+    for s, tokens in enumerate(sentences):
+        own = []
+        for t, token in enumerate(tokens):
+            if exclude is not None:
+                own.append(lexicon.describe(token, exclude[s][t]))
+            else:
+                if token not in cache:
+                    cache[token] = lexicon.describe(token)
+                own.append(cache[token])
+        near = [_neighbour_features(r) for r in own]
+        n = len(tokens)
+        for t in range(n):
+            around: list[float] = []
+            for offset in OFFSETS:
+                j = t + offset
+                around.extend(near[j] if 0 <= j < n else empty)
+            rows.append([*own[t], *around, float(t), float(n - 1 - t), float(n)])
+    width = len(TOKEN_NAMES) + len(lexicon.classes) + len(OFFSETS) * len(NEIGHBOUR_NAMES) + 3
+    return np.asarray(rows, dtype=np.float32).reshape(-1, width)

@@ -1,0 +1,108 @@
+"""A trained tagger on disk and in memory: `tagger.json` (what the model is: features version, classes,
+lexicon, xgboost version, training data, metrics) beside `model.json` (the xgboost booster, JSON format)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from tnforge.trainers.tagger.features import FEATURES_VERSION, Lexicon, feature_names, features
+
+#: The description file and the booster file of a tagger run.
+DESCRIPTION = "tagger.json"
+BOOSTER = "model.json"
+#: What a tagger run writes into its folder (the only files `--overwrite` removes).
+TAGGER_FILES = (DESCRIPTION, BOOSTER, "dev.md")
+FORMAT = "tnforge-tagger"
+
+
+class Prediction(NamedTuple):
+    """A token's predicted semiotic class and the model's probability of it."""
+
+    cls: str
+    probability: float
+
+
+class Tagger:
+    """A gradient-boosted tree classifier of each token's semiotic class, from its context features."""
+
+    def __init__(self, booster: Any, lexicon: Lexicon, description: dict[str, Any] | None = None) -> None:
+        self.booster = booster
+        self.lexicon = lexicon
+        self.description = description or {}
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """The classes the model tells apart, in the order of its probability columns."""
+        return self.lexicon.classes
+
+    def probabilities(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
+        """(tokens × classes) probabilities of every token of `sentences`, in order."""
+        import xgboost
+
+        matrix = features(sentences, self.lexicon)
+        if not len(matrix):
+            return np.zeros((0, len(self.classes)), dtype=np.float32)
+        dmatrix = xgboost.DMatrix(matrix, feature_names=feature_names(self.classes))
+        return np.asarray(self.booster.predict(dmatrix), dtype=np.float32).reshape(len(matrix), len(self.classes))
+
+    def predict(self, sentences: Sequence[Sequence[str]]) -> list[list[Prediction]]:
+        """The most probable class of every token, sentence by sentence."""
+        probs = self.probabilities(sentences)
+        best = probs.argmax(axis=1) if len(probs) else np.zeros(0, dtype=np.int64)
+        out: list[list[Prediction]] = []
+        row = 0
+        for tokens in sentences:
+            out.append([Prediction(self.classes[int(best[i])], float(probs[i, best[i]]))
+                        for i in range(row, row + len(tokens))])
+            row += len(tokens)
+        return out
+
+    def save(self, run: str | os.PathLike, extra: dict[str, Any] | None = None) -> Path:
+        """Write model.json and tagger.json into `run` (tagger.json last: it marks a finished model)."""
+        import xgboost
+
+        run = Path(run)
+        run.mkdir(parents=True, exist_ok=True)
+        temp = run / f".{BOOSTER}.tmp"
+        self.booster.save_model(str(temp))
+        os.replace(temp, run / BOOSTER)
+        self.description = {
+            "format": FORMAT, "features_version": FEATURES_VERSION, "classes": list(self.classes),
+            "xgboost": xgboost.__version__, "booster": BOOSTER, "feature_names": feature_names(self.classes),
+            **(extra or {}), "lexicon": self.lexicon.to_dict(),
+        }
+        temp = run / f".{DESCRIPTION}.tmp"
+        temp.write_text(json.dumps(self.description, indent=1, sort_keys=False, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+        os.replace(temp, run / DESCRIPTION)
+        return run
+
+
+def load_tagger(run_dir: str | os.PathLike) -> Tagger:
+    """Load a tagger run folder written by `tnforge train tagger` (ValueError when it is not one, or was made
+    with other features)."""
+    import xgboost
+
+    run = Path(run_dir)
+    path = run / DESCRIPTION if run.is_dir() else run
+    try:
+        description = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise ValueError(f"{run}: not a tagger run (no {DESCRIPTION}): train one with `tnforge train tagger`") \
+            from error
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: unreadable tagger description ({error})") from error
+    if description.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a tagger description (format {description.get('format')!r})")
+    if description.get("features_version") != FEATURES_VERSION:
+        raise ValueError(f"{path}: made with tagger features version {description.get('features_version')}, "
+                         f"this tnforge computes version {FEATURES_VERSION}: retrain the tagger")
+    booster = xgboost.Booster()
+    booster.load_model(str(path.parent / description.get("booster", BOOSTER)))
+    return Tagger(booster, Lexicon.from_dict(description["lexicon"]), description)

@@ -1,0 +1,217 @@
+"""Train the semiotic-class tagger: every token of the train split (the sentences dataset's `tokens` and
+`classes`), gradient-boosted trees (xgboost, imported here) over `features`, early stopping on dev, then
+per-class figures on dev and test and a self-describing model in the run folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tnforge import schemas
+from tnforge.datasets import read_dataset
+from tnforge.hashing import stable_hash64
+from tnforge.manifest import manifest_path, require_complete
+from tnforge.trainers.runs import check_not_corpus, prepare_run_directory
+from tnforge.trainers.tagger.features import Lexicon, feature_names, features
+from tnforge.trainers.tagger.metrics import class_metrics, markdown
+from tnforge.trainers.tagger.model import TAGGER_FILES, Tagger
+
+
+@dataclass
+class TaggerConfig:
+    """Options of `tnforge train tagger` (its CLI reads every default here)."""
+
+    data: str = ""
+    out: str = ""
+    rounds: int = 400  # boosting rounds at most
+    learning_rate: float = 0.2
+    max_depth: int = 8
+    patience: int = 30  # rounds without dev improvement before stopping (0: no early stopping)
+    class_weight: float = 0.5  # weight of class c: (n_most / n_c) ** class_weight, at most max_weight
+    max_weight: float = 20.0
+    folds: int = 5  # training rows see the lexicon counts of the other folds only
+    max_words: int = 2000  # frequent words with their own rank feature
+    seed: int = 0
+    threads: int = 2
+    overwrite: bool = False
+
+
+@dataclass
+class TaggerReport:
+    """A finished tagger run: folder, classes, rounds kept, seconds, dev and test figures."""
+
+    run: Path
+    classes: list[str]
+    train_tokens: int
+    rounds: int
+    seconds: float
+    dev: dict[str, Any] = field(default_factory=dict)
+    test: dict[str, Any] = field(default_factory=dict)
+
+
+def read_train_sentences(root: str | os.PathLike, split: str = "train") -> tuple[list[list[str]], list[list[str]]]:
+    """Tokens and classes of every sentence of a split (the sentences dataset, schema version 2 or later)."""
+    table = read_dataset(root, "sentences", split, columns=["key"])
+    if table.num_rows:
+        try:
+            table = read_dataset(root, "sentences", split, columns=["key", "tokens", "classes"])
+        except (KeyError, pa.ArrowInvalid) as error:
+            raise ValueError(f"{root}: its sentences have no tokens/classes columns (built by an older tnforge): "
+                             "rebuild it with `tnforge build`") from error
+        table = table.sort_by("key")
+    else:
+        table = pa.table({"tokens": pa.array([], pa.list_(pa.string())), "classes": pa.array([], pa.list_(pa.string()))})
+    return table.column("tokens").to_pylist(), table.column("classes").to_pylist()
+
+
+def read_eval_sentences(root: str | os.PathLike, split: str) -> tuple[list[list[str]], list[list[str]], list[bool]]:
+    """Tokens, classes and flat trivial flags of every sentence of a dev/test split (from its examples, which
+    hold every token of those sentences)."""
+    table = read_dataset(root, "examples", split,
+                         columns=["source", "sentence_id", "token_index", "copy", "class", "before", "trivial"])
+    table = table.filter(pc.equal(table.column("copy"), 0))
+    table = table.sort_by([("source", "ascending"), ("sentence_id", "ascending"), ("token_index", "ascending")])
+    sources, ids = table.column("source").to_pylist(), table.column("sentence_id").to_numpy()
+    befores, classes = table.column("before").to_pylist(), table.column("class").to_pylist()
+    tokens: list[list[str]] = []
+    labels: list[list[str]] = []
+    previous = None
+    for i, before in enumerate(befores):
+        sentence = (sources[i], int(ids[i]))
+        if sentence != previous:
+            tokens.append([])
+            labels.append([])
+            previous = sentence
+        tokens[-1].append(before)
+        labels[-1].append(classes[i])
+    return tokens, labels, table.column("trivial").to_pylist()
+
+
+def _classes(labels: Sequence[Sequence[str]]) -> list[str]:
+    present = {c for sentence in labels for c in sentence}
+    return [c for c in schemas.SEMIOTIC_CLASSES if c in present] + sorted(present - set(schemas.SEMIOTIC_CLASSES))
+
+
+def _fold_counts(tokens: Sequence[Sequence[str]], labels: Sequence[Sequence[str]], classes: Sequence[str],
+                 folds: int, seed: int) -> list[list[list[int]]]:
+    """Per token of each sentence: the class counts of that token in the sentence's own fold."""
+    index = {c: i for i, c in enumerate(classes)}
+    fold_of = [stable_hash64(" ".join(s), seed=seed) % folds for s in tokens]
+    counts: list[dict[str, list[int]]] = [{} for _ in range(folds)]
+    for f, sentence, tags in zip(fold_of, tokens, labels, strict=True):
+        for token, tag in zip(sentence, tags, strict=True):
+            counts[f].setdefault(token, [0] * len(classes))[index[tag]] += 1
+    return [[counts[f][t] for t in sentence] for f, sentence in zip(fold_of, tokens, strict=True)]
+
+
+def class_weights(labels: Sequence[str], classes: Sequence[str], power: float, cap: float) -> dict[str, float]:
+    """Weight of each class: (count of the most frequent class / its count) ** power, at most `cap`."""
+    counts = {c: 0 for c in classes}
+    for label in labels:
+        counts[label] += 1
+    most = max(counts.values())
+    return {c: min(cap, (most / n) ** power) if n else 1.0 for c, n in counts.items()}
+
+
+def _manifest_sha256(root: str | os.PathLike) -> str:
+    with open(manifest_path(root), "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+def _evaluate(tagger: Tagger, root: str, split: str) -> dict[str, Any]:
+    tokens, labels, trivial = read_eval_sentences(root, split)
+    if not tokens:
+        return {}
+    predicted = [p.cls for sentence in tagger.predict(tokens) for p in sentence]
+    return class_metrics([c for s in labels for c in s], predicted, trivial, tagger.classes)
+
+
+def train_tagger(config: TaggerConfig) -> TaggerReport:
+    """Train a tagger on `config.data`'s train split, write it to `config.out`, report dev and test figures."""
+    import xgboost
+
+    check_not_corpus(config.data)
+    require_complete(config.data)
+    out = Path(config.out)
+    if out.is_dir() and any(out.iterdir()) and not config.overwrite:
+        raise ValueError(f"{out} is not empty (an earlier run?): add --overwrite to replace it")
+    run = prepare_run_directory(out, resume=False, overwrite=config.overwrite, files=TAGGER_FILES)
+    started = time.monotonic()
+    tokens, labels = read_train_sentences(config.data)
+    if not tokens:
+        raise ValueError(f"{config.data}: no train sentences to learn from")
+    classes = _classes(labels)
+    lexicon = Lexicon.fit(tokens, labels, classes, max_words=config.max_words)
+    x = features(tokens, lexicon, _fold_counts(tokens, labels, classes, config.folds, config.seed))
+    index = {c: i for i, c in enumerate(classes)}
+    flat = [c for s in labels for c in s]
+    weights = class_weights(flat, classes, config.class_weight, config.max_weight)
+    names = feature_names(classes)
+    dtrain = xgboost.DMatrix(x, label=np.asarray([index[c] for c in flat], dtype=np.float32),
+                             weight=np.asarray([weights[c] for c in flat], dtype=np.float32), feature_names=names)
+    params = {"objective": "multi:softprob", "num_class": len(classes), "eta": config.learning_rate,
+              "max_depth": config.max_depth, "tree_method": "hist", "nthread": config.threads,
+              "seed": config.seed, "eval_metric": "mlogloss", "verbosity": 0}
+    evals, stopping = [], None
+    dev_tokens, dev_labels, _ = read_eval_sentences(config.data, "dev")
+    dev_pairs = [(t, c) for ts, cs in zip(dev_tokens, dev_labels, strict=True) for t, c in zip(ts, cs, strict=True)]
+    if config.patience and dev_pairs and all(c in index for _, c in dev_pairs):
+        ddev = xgboost.DMatrix(features(dev_tokens, lexicon), feature_names=names,
+                               label=np.asarray([index[c] for _, c in dev_pairs], dtype=np.float32))
+        evals, stopping = [(ddev, "dev")], config.patience
+    booster = xgboost.train(params, dtrain, num_boost_round=config.rounds, evals=evals,
+                            early_stopping_rounds=stopping, verbose_eval=False)
+    if stopping:
+        booster = booster[: booster.best_iteration + 1]
+    rounds = booster.num_boosted_rounds()
+    tagger = Tagger(booster, lexicon)
+    report = TaggerReport(run, classes, len(flat), rounds, 0.0,
+                          _evaluate(tagger, config.data, "dev"), _evaluate(tagger, config.data, "test"))
+    report.seconds = round(time.monotonic() - started, 1)
+    settings = {k: v for k, v in asdict(config).items() if k not in ("data", "out", "overwrite")}
+    tagger.save(run, {
+        "training": {"data": os.path.abspath(config.data), "manifest_sha256": _manifest_sha256(config.data),
+                     "train_tokens": len(flat), "rounds": rounds, "config": settings,
+                     "class_weights": weights},
+        "metrics": {"dev": report.dev, "test": report.test},
+    })
+    (run / "dev.md").write_text(_report_markdown(report), encoding="utf-8")
+    return report
+
+
+def _report_markdown(report: TaggerReport) -> str:
+    parts = [f"# Tagger run {report.run}\n\n{report.train_tokens} train tokens, {report.rounds} rounds, "
+             f"{report.seconds} s, classes: {', '.join(report.classes)}\n"]
+    for name, metrics in (("dev", report.dev), ("test", report.test)):
+        if metrics:
+            parts.append(markdown(metrics, name))
+    return "\n".join(parts)
+
+
+def describe(report: TaggerReport) -> tuple[str, str]:
+    """(a note for stderr, a summary for stdout) of a finished run."""
+    note = f"tagger: {report.train_tokens} train tokens, {report.rounds} rounds in {report.seconds} s → {report.run}"
+    lines = []
+    for name, m in (("dev", report.dev), ("test", report.test)):
+        if m:
+            lines.append(f"{name}: accuracy {m['accuracy']:.4%} ({m['errors']} errors of {m['tokens']}), "
+                         f"non-trivial {m.get('non_trivial_accuracy', 0):.4%} "
+                         f"({m.get('non_trivial_errors', 0)} of {m.get('non_trivial_tokens', 0)})")
+    lines.append(f"per-class figures and confusions: {report.run / 'dev.md'}")
+    return note, "\n".join(lines)
+
+
+def summary_json(report: TaggerReport) -> str:
+    """The report as JSON (benchmarks)."""
+    return json.dumps({"run": str(report.run), "rounds": report.rounds, "seconds": report.seconds,
+                       "dev": report.dev, "test": report.test}, indent=1)
