@@ -100,12 +100,17 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
           covered: frozenset[str] = COVERED) -> dict[str, Any]:
     """The figures of one row (see the module doc)."""
     sentences_right = words = edits = agreed = 0
+    plain_words = plain_edits = 0  # over sentences without an ELECTRONIC token (spelt letter by letter)
     predictions: list[dict[str, Any]] = []
     for reading, sentence in zip(readings, gold, strict=True):
         reference = sentence.spoken
         sentences_right += reading.spoken == reference
-        words += len(reference.split())
-        edits += word_errors(reference, reading.spoken)
+        count, wrong = len(reference.split()), word_errors(reference, reading.spoken)
+        words += count
+        edits += wrong
+        if "ELECTRONIC" not in sentence.classes:
+            plain_words += count
+            plain_edits += wrong
         if reading.tokens != sentence.tokens:
             continue
         agreed += 1
@@ -121,6 +126,7 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
         "sentences": len(gold), "sentences_correct": sentences_right,
         "sentence_accuracy": _ratio(sentences_right, len(gold)),
         "words": words, "word_errors": edits, "wer": _ratio(edits, words),
+        "wer_without_electronic": _ratio(plain_edits, plain_words),
         "tokenization_agrees": agreed, "tokens": report["tokens"], "nontrivial": report["nontrivial"],
         "class_accuracy": _ratio(class_right, len(with_class)) if with_class else None,
         "class_accuracy_nontrivial": (_ratio(sum(p["predicted_class"] == p["class"] for p in nontrivial),
@@ -177,9 +183,9 @@ def _percent(value: float | None) -> str:
 def raw_markdown(result: dict[str, Any], title: str) -> str:
     """One table: a row per stage configuration, the cost of each predicted stage read down the columns."""
     lines = [f"# {title}", "",
-             "| tokens, classes | sentences right | WER | tokenization agrees | token accuracy | non-trivial | "
+             "| tokens, classes | sentences right | WER | WER w/o ELECTRONIC | tokenization agrees | token accuracy | non-trivial | "
              "class accuracy (non-trivial) | decoded | unrecoverable (class right, covered) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, row in result["rows"].items():
         unrecoverable = (f"{row['unrecoverable']} ({row['unrecoverable_class_right_covered']})"
                          if "unrecoverable" in row else "not judged")
@@ -187,7 +193,7 @@ def raw_markdown(result: dict[str, Any], title: str) -> str:
                    if row["class_accuracy"] is not None else "–")
         lines.append(
             f"| {name} | {_percent(row['sentence_accuracy'])} ({row['sentences_correct']}/{row['sentences']}) | "
-            f"{_percent(row['wer'])} ({row['word_errors']}/{row['words']}) | "
+            f"{_percent(row['wer'])} ({row['word_errors']}/{row['words']}) | {_percent(row['wer_without_electronic'])} | "
             f"{row['tokenization_agrees']}/{row['sentences']} | {_percent(row['tokens']['accuracy'])} | "
             f"{_percent(row['nontrivial']['accuracy'])} | {classes} | {row['decoded']} | {unrecoverable} |")
     return "\n".join(lines) + "\n"

@@ -69,7 +69,7 @@ class Tagger:
 
         run = Path(run)
         run.mkdir(parents=True, exist_ok=True)
-        temp = run / f".{BOOSTER}.tmp"
+        temp = run / f".tmp-{BOOSTER}"  # xgboost picks the format by the suffix: keep .json last
         self.booster.save_model(str(temp))
         os.replace(temp, run / BOOSTER)
         self.description = {
