@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from tnforge.schemas import SELF, SIL
+from tnforge.schemas.classes import COVERED
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, THRESHOLD
 from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
 from tnforge.trainers.decoding.text_tokenizer import spoken
@@ -66,12 +67,15 @@ def read_sentences(
     threshold: float = THRESHOLD,
     on_batch: OnBatch | None = None,
     reading_words: ReadingWords | None = None,
+    alternatives: Sequence[Sequence[Sequence[str]]] | None = None,
+    covered: Collection[str] = COVERED,
 ) -> tuple[list[SentenceReading], Counts]:
     """Read tokenized sentences: each token's reading and the constraint's counts summed over the batches.
 
     `classes` (gold, or a tagger's) go to the constraint with each decoded token; `probabilities` (default
     1.0 each) decide, with `threshold`, which PLAIN/PUNCT tokens skip the seq2seq (threshold > 1: none;
-    `reading_words`, the covering grammar, sends PLAIN tokens it reads otherwise to the seq2seq).
+    `reading_words`, the covering grammar, sends PLAIN tokens it reads otherwise to the seq2seq, and moves a
+    token whose class it has no reading for to the first of its `alternatives` it has — `decoding_class`).
     """
     from tnforge.trainers.decoding.decode import decode_batch
     from tnforge.trainers.seq2seq.data import make_batch
@@ -92,6 +96,8 @@ def read_sentences(
             if written is not None:
                 result.readings[t] = written
             else:
+                others = alternatives[s][t] if alternatives is not None else ()
+                result.classes[t] = decoding_class(result.tokens[t], cls, others, reading_words, covered)
                 pending.append((s, t, window_input(result.tokens, t)))
     pending.sort(key=lambda item: len(item[2]))  # stable: equal lengths keep sentence order
     max_input = int(loaded.config.get("max_input_length", 256))
@@ -112,14 +118,49 @@ def read_sentences(
     return results, counts
 
 
-def tag_sentences(tagger: Any, sentences: Sequence[Sequence[str]]) -> tuple[list[list[str]], list[list[float]]]:
-    """A tagger's class and probability for every token (`Tagger.predict`)."""
+class Tagged(NamedTuple):
+    """A tagger's view of tokenized sentences: each token's class, its probability, and the runner-up
+    classes (most probable first, up to `ALTERNATIVES`)."""
+
+    classes: list[list[str]]
+    probabilities: list[list[float]]
+    alternatives: list[list[tuple[str, ...]]]
+
+
+#: Runner-up classes kept per token (tried, in order, when the grammar has no reading for the best one).
+ALTERNATIVES = 3
+
+
+def tag_sentences(tagger: Any, sentences: Sequence[Sequence[str]]) -> Tagged:
+    """A tagger's class, probability and runner-up classes for every token (`Tagger.probabilities`)."""
+    import numpy as np
+
+    tagged = Tagged([], [], [])
     if not sentences:
-        return [], []
-    predicted = tagger.predict([list(tokens) for tokens in sentences])
-    classes = [[p.cls for p in sentence] for sentence in predicted]
-    probabilities = [[float(p.probability) for p in sentence] for sentence in predicted]
-    return classes, probabilities
+        return tagged
+    probs = tagger.probabilities([list(tokens) for tokens in sentences])
+    order = np.argsort(-probs, axis=1, kind="stable")[:, : ALTERNATIVES + 1]
+    names = tagger.classes
+    row = 0
+    for tokens in sentences:
+        ranked = order[row: row + len(tokens)]
+        tagged.classes.append([names[r[0]] for r in ranked])
+        tagged.probabilities.append([float(probs[row + i, r[0]]) for i, r in enumerate(ranked)])
+        tagged.alternatives.append([tuple(names[j] for j in r[1:]) for r in ranked])
+        row += len(tokens)
+    return tagged
+
+
+def decoding_class(token: str, cls: str | None, alternatives: Sequence[str], reading_words: ReadingWords | None,
+                   covered: Collection[str]) -> str | None:
+    """The class a decoded token is constrained by: its predicted class, unless the grammar has no reading of
+    the token in that (covered) class — then the first runner-up it has readings in (else the class)."""
+    if reading_words is None or cls not in covered or reading_words(token, cls):
+        return cls
+    for other in alternatives:
+        if other in covered and reading_words(token, other):
+            return other
+    return cls
 
 
 def normalize_texts(
@@ -139,11 +180,11 @@ def normalize_texts(
     if tokenize is None:
         from tnforge.trainers.decoding.text_tokenizer import tokenize
     sentences = [tokenize(text) for text in texts]
-    classes = probabilities = None
+    classes = probabilities = alternatives = None
     if tagger is not None:
-        classes, probabilities = tag_sentences(tagger, sentences)
+        classes, probabilities, alternatives = tag_sentences(tagger, sentences)
     readings, _ = read_sentences(loaded, sentences, classes, probabilities, constraint, beam, batch_size, threshold,
-                                 on_batch, reading_words)
+                                 on_batch, reading_words, alternatives)
     return readings
 
 

@@ -18,7 +18,13 @@ from typing import Any
 
 from tnforge.schemas.classes import COVERED
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
-from tnforge.trainers.decoding.raw_text import THRESHOLD, SentenceReading, read_sentences, tag_sentences
+from tnforge.trainers.decoding.raw_text import (
+    THRESHOLD,
+    SentenceReading,
+    Tagged,
+    read_sentences,
+    tag_sentences,
+)
 from tnforge.trainers.evaluation.accuracy import BatchJudge, evaluate
 
 #: Row name → (tokens, classes, every token decoded): tokens "predicted" (tokenizer) or "gold"; classes
@@ -157,19 +163,20 @@ def evaluate_raw(loaded: Any, files: Sequence[Path], split: str | None, tagger: 
     gold = gold_sentences(files, split)
     raw_tokens = [tokenize(detokenize(sentence.tokens)) for sentence in gold]
     rows: dict[str, Any] = {}
-    tagged: dict[str, tuple[list[list[str]], list[list[float]]]] = {}
+    tagged: dict[str, Tagged] = {}
     for name, (tokens_from, classes_from, every) in stages(tagger is not None).items():
         started = time.monotonic()
         tokens = raw_tokens if tokens_from == "predicted" else [s.tokens for s in gold]
-        classes = probabilities = None
+        classes = probabilities = alternatives = None
         if classes_from == "predicted":
             if tokens_from not in tagged:
                 tagged[tokens_from] = tag_sentences(tagger, tokens)
-            classes, probabilities = tagged[tokens_from]
+            classes, probabilities, alternatives = tagged[tokens_from]
         elif classes_from == "gold":
             classes = [s.classes for s in gold]
         readings, _ = read_sentences(loaded, tokens, classes, probabilities, constraint, beam, batch_size,
-                                     threshold=2.0 if every else threshold, reading_words=reading_words)
+                                     threshold=2.0 if every else threshold, reading_words=reading_words,
+                                     alternatives=alternatives)
         rows[name] = score(readings, gold, judge) | {"seconds": time.monotonic() - started}
         if on_row:
             on_row(name, rows[name])
