@@ -201,3 +201,74 @@ def test_cli_evaluate_raw_writes_the_stage_table(tiny, tmp_path):
         "raw text → tokenizer → seq2seq (no tagger)", "gold tokens + gold classes → seq2seq",
         "gold tokens + gold classes, every token decoded"}
     assert (report / "raw.md").read_text(encoding="utf-8").startswith("# Plain-text evaluation")
+
+
+@pytest.fixture(scope="module")
+def tagger(bundled_build, tmp_path_factory):
+    """A real tagger trained on the bundled sample's train sentences (few rounds: seconds)."""
+    pytest.importorskip("xgboost")
+    from tnforge.trainers.tagger import TaggerConfig, load_tagger, train_tagger
+
+    run = tmp_path_factory.mktemp("tagger") / "run"
+    train_tagger(TaggerConfig(data=str(bundled_build), out=str(run), rounds=40, threads=1))
+    return load_tagger(run), run
+
+
+def test_tagger_classes_drive_the_pipeline_on_real_raw_sentences(tiny, tagger, bundled_build):
+    from tnforge.tokenizer import detokenize, tokenize
+    from tnforge.trainers.decoding.raw_text import normalize_texts, read_as_written, tag_sentences
+    from tnforge.trainers.evaluation.raw_text import gold_sentences
+    from tnforge.trainers.seq2seq.data import example_files
+
+    loaded, _, _ = tiny
+    model, _ = tagger
+    texts = [detokenize(s.tokens) for s in gold_sentences(example_files(bundled_build, "dev"), "dev")]
+    assert len(texts) == 22
+    readings = normalize_texts(loaded, texts, model, threshold=0.9)
+    tagged = tag_sentences(model, [tokenize(t) for t in texts])
+    for reading, classes, probabilities, alternatives in zip(readings, *tagged, strict=True):
+        assert reading.probabilities == probabilities and all(c in model.classes for c in classes)
+        assert all(cls not in alt and len(alt) == 3 for cls, alt in zip(classes, alternatives, strict=True))
+        for token, cls, p, decoded in zip(reading.tokens, classes, probabilities, reading.decoded, strict=True):
+            assert decoded == (read_as_written(token, cls, p, 0.9) is None)
+    decoded = sum(sum(r.decoded) for r in readings)
+    assert 0 < decoded < sum(len(r.tokens) for r in readings) / 2  # most tokens are confident PLAIN/PUNCT
+    everything = normalize_texts(loaded, texts, model, threshold=2.0)
+    assert all(all(r.decoded) for r in everything)
+
+
+def test_cli_normalize_with_tagger_and_grammar(tiny, tagger, tmp_path):
+    pytest.importorskip("pynini")
+    _, _, run = tiny
+    _, tagger_run = tagger
+    args = ["normalize", "--model", str(run), "--tagger", str(tagger_run), "--grammar-constraint"]
+    result = _cli([*args, "Train 540 leaves at 4:45."])
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[-1] == "Train five hundred forty leaves at four forty five"
+    assert lines[4].split()[:2] == ["4:45", "TIME"] and lines[4].split()[3] == "*"
+    piped = _cli([*args, "--file", "-", "--no-progress"], input="\n".join(LINES) + "\n")
+    assert piped.exit_code == 0, piped.output
+    assert piped.stdout.split("\n")[:2] == ["Train five hundred forty leaves at four forty five", ""]
+    assert len(piped.stdout.split("\n")) == len(LINES) + 1
+
+
+def test_plain_text_evaluation_with_a_tagger(tiny, tagger, bundled_build):
+    pytest.importorskip("pynini")
+    from tnforge.grammars import adapter
+    from tnforge.trainers.evaluation.raw_text import evaluate_raw
+    from tnforge.trainers.seq2seq.data import example_files
+
+    loaded, _, _ = tiny
+    model, _ = tagger
+    judge, _ = adapter.judge(True)
+    result = evaluate_raw(loaded, example_files(bundled_build, "dev"), "dev", model, judge=judge)
+    rows = result["rows"]
+    assert list(rows) == ["raw text → tokenizer → tagger → seq2seq", "gold tokens → tagger → seq2seq",
+                          "gold tokens + gold classes → seq2seq", "gold tokens + gold classes, every token decoded"]
+    tagged = rows["gold tokens → tagger → seq2seq"]
+    assert tagged["tokenization_agrees"] == 22 and 0.8 < tagged["class_accuracy"] < 1.0 + 1e-9
+    assert rows["gold tokens + gold classes → seq2seq"]["class_accuracy"] == 1.0
+    assert rows["raw text → tokenizer → tagger → seq2seq"]["tokenization_agrees"] <= 22
+    for row in rows.values():
+        assert row["unrecoverable_class_right_covered"] <= row["unrecoverable"] <= len(row["errors"])
