@@ -58,8 +58,10 @@ SENTENCES = _with_meta("sentences", 2, [
     pa.field("text_hash", pa.uint64(), nullable=False),  # stable hash of the written text (leak checks)
     pa.field("written", pa.string(), nullable=False),  # tokens joined by single spaces
     pa.field("spoken", pa.string(), nullable=False),  # readings joined; <self> -> the token, sil -> nothing
-    pa.field("tokens", pa.list_(pa.string()), nullable=False),  # every gold token (before), in order (v2)
-    pa.field("classes", pa.list_(pa.string()), nullable=False),  # each token's semiotic class (v2)
+    # v2: every gold token (before) of the sentence, in order, and each token's semiotic class. Lists are
+    # declared as Parquet writes and reads them back (item field "element").
+    pa.field("tokens", pa.list_(pa.field("element", pa.string())), nullable=False),
+    pa.field("classes", pa.list_(pa.field("element", pa.string())), nullable=False),
 ])
 
 #: Distinct non-trivial (class, before, after) triples with their counts, per split.

@@ -44,6 +44,8 @@ def detokenize(tokens: Sequence[str]) -> str:
             glue_next = True
         elif token in _JOINERS:
             glue_before = glue_next = True
+        elif token.endswith("-"):  # "STS-" of "STS-121"
+            glue_next = True
         elif token in _QUOTES:
             kind = '"' if token in '"“”' else "'"
             if open_quotes.get(kind):
@@ -57,31 +59,37 @@ def detokenize(tokens: Sequence[str]) -> str:
 
 # --- tokenization ---------------------------------------------------------------------------------------
 
-_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
-          r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")
-_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
-_YEAR = r"\d{3,4}"
+_MONTH_NAME = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+               r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)")
+_MONTH = rf"{_MONTH_NAME}\.?"
+_WEEKDAY = r"(?:(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|Mon|Tue|Wed|Thu|Fri|Sat|Sun)\.?,? "
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?(?!\d)"
+_YEAR = r"\d{3,4}(?!\d)"
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_NUM_CORE = r"\d+(?:[.,:/]\d+)*"
 _SCALE = r"(?:hundred|thousand|million|billion|trillion)"
-_UNIT = (r"(?:sq\.? (?:mi|km|ft|m|in)|cu\.? (?:ft|in|m)|km/h|m/s|g/cm3|kg/m3|km²|km2|m²|m2|m³|m3|ft²|mi²|"
-         r"km|cm|mm|nm|μm|µm|m|mi|ft|in|yd|kg|mg|g|lb|lbs|oz|t|ha|ac|acres|L|l|ml|mL|cc|hp|kW|MW|GW|W|kV|V|"
-         r"mph|kph|km/h|kn|Hz|kHz|MHz|GHz|GB|MB|KB|TB|Gb|Mb|kb|°C|°F|°|K|mAh|s|ms|min|h|hrs|BTU|kcal|cal|"
-         r"mAh|Pa|kPa|MPa|bar|psi|dB|ppm|lb\.|oz\.)")
+#: Units the corpus keeps in one token with their number ("5 km"); it splits others ("6 in", "170 acres").
+_UNIT = (r"(?:sq\.? (?:mi|km|ft|m)|km/h|m/s|g/cm3|kg/m3|km²|km2|m²|m2|m³|m3|ft²|mi²|km|cm|mm|nm|μm|µm|m|mi|"
+         r"ft|yd|kg|mg|g|lb|lbs|oz|ha|ml|mL|cc|hp|kW|MW|GW|kV|mph|kph|Hz|kHz|MHz|GHz|GB|MB|TB|°C|°F|mAh|kcal)")
 #: Words the corpus keeps with their period. It splits the period off every other word ("Dr .", "pp .",
 #: "etc ."), keeping it only on single capital initials ("M." of "M. Smith") and dotted acronyms ("U.S.").
 ABBREVIATIONS: frozenset[str] = frozenset({"usa."})
 _RULES: list[tuple[str, str]] = [
-    ("date", rf"{_MONTH} {_DAY}, {_YEAR}|{_DAY} {_MONTH},? {_YEAR}|{_MONTH} {_YEAR}(?!\d)"),
+    ("date", rf"(?:{_WEEKDAY})?(?:{_MONTH} {_DAY},? {_YEAR}|{_DAY} {_MONTH},? {_YEAR}|{_MONTH} {_YEAR}"
+             rf"|{_MONTH} {_DAY}|{_DAY} {_MONTH_NAME}(?!\w))"),
     ("url", r"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]']"),
     ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
-    ("money", rf"[$€£¥](?:{_NUMBER})(?: {_SCALE})?"),
+    ("money", rf"[$€£¥](?:{_NUMBER})(?:[mk]\b|bn\b)?(?: {_SCALE})?"),
     ("scaled", rf"(?:{_NUMBER}) {_SCALE}\b"),
-    ("measure", rf"(?:{_NUMBER}) {_UNIT}(?![\w²³])"),
-    ("number", r"[#]?\d+(?:[.,:/-]\d+)*(?:[A-Za-z%°²³]+\d*)?"),
-    ("initials", r"(?:[A-Z]\. )+[A-Z]\.(?= [A-Z])"),
+    ("measure", rf"(?:{_NUMBER}) {_UNIT}(?![\w²³/])"),
+    # A range of two numbers is three tokens ("1914 - 1918"); three or more parts stay one (2008-09-30, ISBNs).
+    ("number", rf"(?:(?<!\S)-)?(?:{_NUM_CORE}(?:-{_NUM_CORE}){{2,}}|{_NUM_CORE}|(?<!\S)\.\d+)"
+               r"(?:/(?:km|mi)[²2]|'s|[A-Za-z%°²³]+\d*)?"),
+    ("prefix", r"[A-Z]{1,4}-(?=\d)"),  # "STS-" of "STS-121"
+    ("initials", r"(?:[A-Z]\. )+[A-Z]\.(?!\s*$)"),
     ("acronym", r"(?:[A-Za-z]\.){2,}"),
-    ("domain", r"[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|info)\b"),
-    ("word", r"\w+(?:['’-]\w+)*(?:'(?!\w))?\.?"),
+    ("domain", r"[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|info|cz)\b"),
+    ("word", r"\w+(?:['’&]\w+|-(?=[^\W\d_])\w+)*(?:'(?!\w))?\.?"),  # "Doom-50" is three tokens
     ("other", r"\S"),
 ]
 _PATTERN = re.compile("|".join(f"(?P<{name}>{rule})" for name, rule in _RULES))
@@ -90,11 +98,20 @@ _PATTERN = re.compile("|".join(f"(?P<{name}>{rule})" for name, rule in _RULES))
 def token_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) character offsets of each corpus-style token of `text`, in order."""
     spans: list[tuple[int, int]] = []
+    open_quote = False  # inside '…': a word's trailing ' closes the quote, it is no possessive
     for match in _PATTERN.finditer(text):
         start, end = match.span()
         token = match.group(0)
+        if token == "'":
+            open_quote = not open_quote
+        elif match.lastgroup == "word" and token.endswith("'") and open_quote and not token.endswith("s'"):
+            spans.extend([(start, end - 1), (end - 1, end)])
+            open_quote = False
+            continue
         if match.lastgroup == "word" and token.endswith(".") and len(token) > 1:
-            single_initial = len(token) == 2 and token[0].isupper()  # "M." of "M. Smith"
+            # "M." of "M. Smith" keeps its period; "N. p." and a sentence's last "B." do not.
+            following = text[end:].lstrip()[:1]
+            single_initial = len(token) == 2 and token[0].isupper() and following and not following.islower()
             if token.lower() not in ABBREVIATIONS and not single_initial:
                 spans.extend([(start, end - 1), (end - 1, end)])
                 continue
