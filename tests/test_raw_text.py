@@ -272,3 +272,37 @@ def test_plain_text_evaluation_with_a_tagger(tiny, tagger, bundled_build):
     assert rows["raw text → tokenizer → tagger → seq2seq"]["tokenization_agrees"] <= 22
     for row in rows.values():
         assert row["unrecoverable_class_right_covered"] <= row["unrecoverable"] <= len(row["errors"])
+
+
+def test_cli_decode_raw_writes_top_k_hypotheses_of_every_token(tiny, tagger, tmp_path):
+    import pyarrow.parquet as pq
+
+    from tnforge.hashing import stable_hash64
+    from tnforge.tokenizer import tokenize
+
+    _, _, run = tiny
+    _, tagger_run = tagger
+    source = tmp_path / "in.txt"
+    source.write_text("Train 540 leaves at 4:45.\n\nIt costs $3.\n", encoding="utf-8")
+    out = tmp_path / "hyps.parquet"
+    result = _cli(["decode", "--raw", "--model", str(run), "--tagger", str(tagger_run), "--grammar-constraint",
+                   "--data", str(source), "--out", str(out), "--top-k", "3"])
+    assert result.exit_code == 0, result.output
+    assert "decoded 10 inputs" in result.output
+    rows = pq.read_table(out).to_pylist()
+    by_token: dict[int, list[dict]] = {}
+    for row in rows:
+        by_token.setdefault(row["key"], []).append(row)
+    expected = {stable_hash64("in.txt", line, index): token
+                for line, text in ((1, "Train 540 leaves at 4:45."), (3, "It costs $3."))
+                for index, token in enumerate(tokenize(text))}
+    assert {key: hyps[0]["before"] for key, hyps in by_token.items()} == expected
+    for hyps in by_token.values():
+        hyps.sort(key=lambda h: h["rank"])
+        assert [h["rank"] for h in hyps] == list(range(len(hyps))) and all(h["gold"] is None for h in hyps)
+        scores = [h["score"] for h in hyps]
+        assert scores == sorted(scores, reverse=True) and 1 <= len(hyps) <= 3
+    time = next(hyps for hyps in by_token.values() if hyps[0]["before"] == "4:45")
+    assert time[0]["class"] == "TIME" and time[0]["hypothesis"] == "four forty five" and time[0]["score"] < 0
+    leaves = next(hyps for hyps in by_token.values() if hyps[0]["before"] == "leaves")
+    assert [(h["hypothesis"], h["score"]) for h in leaves] == [("<self>", 0.0)]

@@ -11,9 +11,9 @@ Pure standard library: used by the tagger, the normalizer and benchmarks alike.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
-__all__ = ["ABBREVIATIONS", "boundary_scores", "detokenize", "token_spans", "tokenize"]
+__all__ = ["ABBREVIATIONS", "boundary_scores", "corpus_sentences", "detokenize", "measure", "token_spans", "tokenize"]
 
 # --- detokenization: corpus tokens → the raw text a person would write ---------------------------------
 
@@ -155,3 +155,34 @@ def boundary_scores(pairs: Iterable[tuple[Sequence[str], Sequence[str]]]) -> dic
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return {"precision": precision, "recall": recall, "f1": f1,
             "exact_sentences": exact / sentences if sentences else 0.0, "sentences": sentences, "tokens": gold_total}
+
+
+def corpus_sentences(path: str) -> Iterator[list[str]]:
+    """The gold tokens of each sentence of a corpus file (TSV or CSV, any source `tnforge build` reads)."""
+    from tnforge.readers import read_corpus_file
+    from tnforge.token_blocks import TokenBlock
+
+    for item in read_corpus_file(path):
+        if isinstance(item, TokenBlock):
+            befores = item.befores.to_pylist()
+            for start, end in zip(item.offsets[:-1], item.offsets[1:], strict=True):
+                yield befores[int(start):int(end)]
+
+
+#: The two halves of a corpus when measuring: rules are tuned on "tune", "held_out" is only scored.
+HALVES = ("tune", "held_out")
+
+
+def half_of(tokens: Sequence[str]) -> str:
+    """Which half a sentence falls in (a stable hash of its tokens)."""
+    from tnforge.hashing import stable_hash64
+
+    return HALVES[stable_hash64(" ".join(tokens)) % 2]
+
+
+def measure(path: str) -> dict[str, dict[str, float]]:
+    """Boundary scores of `tokenize(detokenize(gold))` against gold, per half of the corpus file (`half_of`)."""
+    pairs: dict[str, list[tuple[list[str], list[str]]]] = {half: [] for half in HALVES}
+    for gold in corpus_sentences(path):
+        pairs[half_of(gold)].append((gold, tokenize(detokenize(gold))))
+    return {half: boundary_scores(found) for half, found in pairs.items()}

@@ -30,10 +30,12 @@ class Normalizer:
     batch_size: int = BATCH_SIZE
     threshold: float = THRESHOLD
     reading_words: Any = None  # the covering grammar: PLAIN tokens it reads otherwise go to the seq2seq
+    top_k: int = 1  # hypotheses kept per decoded token
 
     def __call__(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> list[SentenceReading]:
         return normalize_texts(self.loaded, texts, self.tagger, self.constraint, self.beam, self.batch_size,
-                               self.threshold, on_batch=on_batch, reading_words=self.reading_words)
+                               self.threshold, on_batch=on_batch, reading_words=self.reading_words,
+                               top_k=self.top_k)
 
 
 def text_lines(handle: IO[bytes], name: str) -> Iterator[str]:
@@ -129,3 +131,40 @@ def normalize_file(normalizer: Normalizer, source: str, out: str, progress: Call
         target = stack.enter_context(write_atomically(out))
         return normalize_lines(normalizer, lines, lambda text: target.write(text.encode("utf-8")), on_sentences,
                                chunk)
+
+
+def write_raw_hypotheses(normalizer: Normalizer, source: str, out: str) -> Any:
+    """`tnforge decode --raw`: the top-k hypotheses (`normalizer.top_k`) of every token of a text file's
+    sentences (one a line) as `hypotheses` rows in one Parquet file (`out`, or `out/part-00000.parquet` when
+    it does not end in .parquet). key: stable hash of (file name, line, token index); class: the class the
+    token was read with; gold: none; a token read as written has that one reading, at score 0."""
+    import time
+
+    import pyarrow as pa
+
+    from tnforge import schemas
+    from tnforge.datasets import write_shard
+    from tnforge.hashing import stable_hash64
+    from tnforge.trainers.decoding.outputs import HypothesesWritten
+    from tnforge.windows import window_input
+
+    if not os.path.isfile(source):
+        raise FileNotFoundError(f"{source}: no such file")
+    started = time.monotonic()
+    rows: dict[str, list] = {name: [] for name in schemas.HYPOTHESES.names}
+    name, line, tokens = os.path.basename(source), 0, 0
+    with open(source, "rb") as handle:
+        for texts in chunks(text_lines(handle, source)):
+            for reading in normalizer(texts):
+                line += 1
+                for index, (token, cls) in enumerate(zip(reading.tokens, reading.classes, strict=True)):
+                    tokens += 1
+                    for rank, (text, score) in enumerate(reading.hypotheses[index]):
+                        for column, value in (("key", stable_hash64(name, line, index)), ("class", cls),
+                                              ("before", token), ("input", window_input(reading.tokens, index)),
+                                              ("gold", None), ("rank", rank), ("hypothesis", text),
+                                              ("score", float(score))):
+                            rows[column].append(value)
+    path = out if out.endswith(".parquet") else os.path.join(out, "part-00000.parquet")
+    write_shard(pa.Table.from_pydict(rows, schema=schemas.HYPOTHESES), path, schemas.HYPOTHESES)
+    return HypothesesWritten(tokens, len(rows["key"]), 1, time.monotonic() - started)

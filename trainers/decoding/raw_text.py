@@ -8,7 +8,7 @@ Without classes every token is decoded, as `tnforge normalize` always did."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from tnforge.schemas import SELF, SIL
@@ -35,6 +35,7 @@ class SentenceReading:
     probabilities: list[float]
     readings: list[str]
     decoded: list[bool]
+    hypotheses: list[list[tuple[str, float]]] = field(default_factory=list)  # top-k (text, score) per token
 
     @property
     def spoken(self) -> str:
@@ -69,6 +70,7 @@ def read_sentences(
     reading_words: ReadingWords | None = None,
     alternatives: Sequence[Sequence[Sequence[str]]] | None = None,
     covered: Collection[str] = COVERED,
+    top_k: int = 1,
 ) -> tuple[list[SentenceReading], Counts]:
     """Read tokenized sentences: each token's reading and the constraint's counts summed over the batches.
 
@@ -84,7 +86,7 @@ def read_sentences(
     class_lists = [list(c) for c in classes] if classes is not None else [[None] * len(t) for t in token_lists]
     probs = ([list(p) for p in probabilities] if probabilities is not None
              else [[1.0] * len(t) for t in token_lists])
-    results = [SentenceReading(tokens, cls, prob, [""] * len(tokens), [False] * len(tokens))
+    results = [SentenceReading(tokens, cls, prob, [""] * len(tokens), [False] * len(tokens), [[] for _ in tokens])
                for tokens, cls, prob in zip(token_lists, class_lists, probs, strict=True)]
     pending: list[tuple[int, int, str]] = []  # (sentence, token, window) to decode
     for s, result in enumerate(results):
@@ -95,6 +97,7 @@ def read_sentences(
             written = read_as_written(result.tokens[t], cls, probability, threshold, reading_words)
             if written is not None:
                 result.readings[t] = written
+                result.hypotheses[t] = [(written, 0.0)]
             else:
                 others = alternatives[s][t] if alternatives is not None else ()
                 result.classes[t] = decoding_class(result.tokens[t], cls, others, reading_words, covered)
@@ -108,10 +111,11 @@ def read_sentences(
                 "before": [results[s].tokens[t] for s, t, _ in chunk],
                 "class": [results[s].classes[t] for s, t, _ in chunk]}
         ranked, batch_counts = decode_batch(loaded, make_batch(rows, loaded.input_vocab, None, max_input),
-                                            beam=beam, top_k=1, constraint=constraint)
+                                            beam=beam, top_k=top_k, constraint=constraint)
         counts = merge_counts(counts, batch_counts)
         for (s, t, _), hypotheses in zip(chunk, ranked, strict=True):
             results[s].readings[t] = hypotheses[0][0] if hypotheses else SELF
+            results[s].hypotheses[t] = list(hypotheses)
             results[s].decoded[t] = True
         if on_batch:
             on_batch(len(chunk))
@@ -132,22 +136,25 @@ ALTERNATIVES = 3
 
 
 def tag_sentences(tagger: Any, sentences: Sequence[Sequence[str]]) -> Tagged:
-    """A tagger's class, probability and runner-up classes for every token (`Tagger.probabilities`)."""
+    """A tagger's class and probability for every token (`Tagger.predict`, its rules included) and the
+    runner-up classes (`Tagger.probabilities`)."""
     import numpy as np
 
     tagged = Tagged([], [], [])
     if not sentences:
         return tagged
-    probs = tagger.probabilities([list(tokens) for tokens in sentences])
+    token_lists = [list(tokens) for tokens in sentences]
+    predicted = tagger.predict(token_lists)
+    probs = tagger.probabilities(token_lists)
     order = np.argsort(-probs, axis=1, kind="stable")[:, : ALTERNATIVES + 1]
     names = tagger.classes
     row = 0
-    for tokens in sentences:
-        ranked = order[row: row + len(tokens)]
-        tagged.classes.append([names[r[0]] for r in ranked])
-        tagged.probabilities.append([float(probs[row + i, r[0]]) for i, r in enumerate(ranked)])
-        tagged.alternatives.append([tuple(names[j] for j in r[1:]) for r in ranked])
-        row += len(tokens)
+    for predictions in predicted:
+        tagged.classes.append([p.cls for p in predictions])
+        tagged.probabilities.append([float(p.probability) for p in predictions])
+        tagged.alternatives.append([tuple(names[j] for j in order[row + i] if names[j] != p.cls)[:ALTERNATIVES]
+                                    for i, p in enumerate(predictions)])
+        row += len(predictions)
     return tagged
 
 
@@ -174,6 +181,7 @@ def normalize_texts(
     tokenize: Callable[[str], list[str]] | None = None,
     on_batch: OnBatch | None = None,
     reading_words: ReadingWords | None = None,
+    top_k: int = 1,
 ) -> list[SentenceReading]:
     """Read raw sentences: tokenize each, tag them (with `tagger`; else every token is decoded, classless),
     decode what needs the seq2seq."""
@@ -184,7 +192,7 @@ def normalize_texts(
     if tagger is not None:
         classes, probabilities, alternatives = tag_sentences(tagger, sentences)
     readings, _ = read_sentences(loaded, sentences, classes, probabilities, constraint, beam, batch_size, threshold,
-                                 on_batch, reading_words, alternatives)
+                                 on_batch, reading_words, alternatives, top_k=top_k)
     return readings
 
 

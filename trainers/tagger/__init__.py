@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tnforge.trainers.tagger.features import FEATURES_VERSION, Lexicon, feature_names, features
 from tnforge.trainers.tagger.model import Prediction, Tagger, load_tagger
-from tnforge.trainers.tagger.train import TaggerConfig, TaggerReport, train_tagger
+from tnforge.trainers.tagger.train import TaggerConfig, TaggerReport, fit_tagger, train_tagger
 
 __all__ = ["FEATURES_VERSION", "Lexicon", "Prediction", "Tagger", "TaggerConfig", "TaggerReport", "feature_names",
-           "features", "load_tagger", "train_tagger"]
+           "features", "fit_tagger", "load_tagger", "train_tagger"]

@@ -1,10 +1,10 @@
 """Context features of the semiotic-class tagger: a pure function of a sentence's tokens and the model's
-small lexicon (frequent words and, per seen token, its class counts in training).
+lexicon (frequent words; per token and per lower-cased form seen in training, its class counts).
 
-Per token: its characters (codes of the first and last ones), shape (case, digits, punctuation, spaces),
-length, number-like traits, prefix/suffix codes, its rank among frequent words and its training class
-shares; per neighbour at ±1 and ±2: a smaller set (shape, first character, word rank, month name);
-and the token's position in the sentence. NumPy only: no Beam, pynini or torch.
+Per token: its characters (codes of the first and last ones: prefix and suffix), shape (case, digits,
+punctuation, spaces, vowels), length, number-like traits, its rank among frequent words and its training
+class shares; per neighbour at ±1 and ±2: a smaller set (shape, first character, word rank, month name);
+per sentence: the token's position and the share of words in capitals. NumPy only: no Beam, pynini, torch.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ _ROMAN = re.compile(r"^(?=[MDCLXVI])M*(C[MD]|D?C{0,3})(X[CL]|L?X{0,3})(I[XV]|V?I
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _PUNCT = frozenset(string.punctuation) | frozenset("—–«»“”‘’…")
 _CURRENCY = frozenset("$€£¥₹")
+_VOWELS = frozenset("aeiouy")
 _FIRST, _LAST = 4, 3
 
 
@@ -46,6 +47,14 @@ def shape(token: str) -> str:
         if not out or out[-1] != kind:
             out.append(kind)
     return "".join(out)
+
+
+def _consonant_run(text: str) -> int:
+    longest = run = 0
+    for char in text.lower():
+        run = run + 1 if char.isalpha() and char not in _VOWELS else 0
+        longest = max(longest, run)
+    return longest
 
 
 def _token_features(token: str, rank: int, shares: Sequence[float], seen: float) -> list[float]:
@@ -74,7 +83,7 @@ def _token_features(token: str, rank: int, shares: Sequence[float], seen: float)
         math.log10(value + 1.0) if value >= 0 else -1.0,
         len(_NUMBER.findall(text)),
         float(zlib.crc32(shape(text).encode("utf-8")) % 100_003),
-        float(rank), seen, *shares,
+        float(rank), sum(c in _VOWELS for c in text.lower()), _consonant_run(text), seen, *shares,
     ]
 
 
@@ -85,90 +94,98 @@ def _neighbour_features(row: Sequence[float]) -> list[float]:
 
 @dataclass
 class Lexicon:
-    """What the features know of the training data: frequent lower-cased words (by rank) and, for tokens seen
-    at least `min_count` times, how often each class labelled them."""
+    """What the features know of the training data: frequent lower-cased words (by rank) and, for each token
+    seen in training (and each lower-cased form), how often each class labelled it."""
 
     classes: tuple[str, ...]
     words: dict[str, int] = field(default_factory=dict)
     counts: dict[str, list[int]] = field(default_factory=dict)
+    lower: dict[str, list[int]] = field(default_factory=dict)
 
     @classmethod
     def fit(cls, sentences: Iterable[Sequence[str]], labels: Iterable[Sequence[str]], classes: Sequence[str],
-            max_words: int = 2000, min_count: int = 1) -> Lexicon:
-        """Learn the lexicon from training sentences and their classes (deterministic: ties by text)."""
+            max_words: int = 2000, words: dict[str, int] | None = None) -> Lexicon:
+        """Learn the lexicon from training sentences and their classes (deterministic: ties by text);
+        `words`, when given, is used as the frequent-word ranks instead of counting them."""
         index = {name: i for i, name in enumerate(classes)}
-        words: Counter = Counter()
+        frequency: Counter = Counter()
         by_token: dict[str, list[int]] = {}
+        by_lower: dict[str, list[int]] = {}
         for tokens, tags in zip(sentences, labels, strict=True):
             for token, tag in zip(tokens, tags, strict=True):
-                words[token.lower()] += 1
+                frequency[token.lower()] += 1
                 by_token.setdefault(token, [0] * len(classes))[index[tag]] += 1
-        ranked = sorted(words.items(), key=lambda item: (-item[1], item[0]))[:max_words]
-        return cls(tuple(classes), {w: i for i, (w, _) in enumerate(ranked)},
-                   {t: c for t, c in sorted(by_token.items()) if sum(c) >= min_count})
+                by_lower.setdefault(token.lower(), [0] * len(classes))[index[tag]] += 1
+        if words is None:
+            ranked = sorted(frequency.items(), key=lambda item: (-item[1], item[0]))[:max_words]
+            words = {w: i for i, (w, _) in enumerate(ranked)}
+        return cls(tuple(classes), dict(words), dict(sorted(by_token.items())), dict(sorted(by_lower.items())))
 
     def to_dict(self) -> dict:
         return {"classes": list(self.classes), "words": sorted(self.words, key=self.words.__getitem__),
-                "counts": self.counts}
+                "counts": self.counts, "lower": self.lower}
 
     @classmethod
     def from_dict(cls, data: dict) -> Lexicon:
         return cls(tuple(data["classes"]), {w: i for i, w in enumerate(data["words"])},
-                   {t: list(c) for t, c in data["counts"].items()})
+                   {t: list(c) for t, c in data["counts"].items()}, {t: list(c) for t, c in data["lower"].items()})
 
-    def describe(self, token: str, exclude: Sequence[int] | None = None) -> list[float]:
-        """Features of one token; `exclude` (class counts) is taken off its counts first (out-of-fold use)."""
-        counts = self.counts.get(token)
-        if counts is not None and exclude is not None:
-            counts = [a - b for a, b in zip(counts, exclude, strict=True)]
+    def _shares(self, counts: list[int] | None) -> tuple[float, list[float]]:
         seen = float(sum(counts)) if counts else 0.0
-        shares = [c / seen for c in counts] if seen else [-1.0] * len(self.classes)
-        return _token_features(token, self.words.get(token.lower(), -1), shares, math.log1p(seen))
+        return math.log1p(seen), ([c / seen for c in counts] if counts and seen else [-1.0] * len(self.classes))
+
+    def describe(self, token: str) -> list[float]:
+        """The features of one token on its own."""
+        seen, shares = self._shares(self.counts.get(token))
+        seen_lower, lower_shares = self._shares(self.lower.get(token.lower()))
+        return [*_token_features(token, self.words.get(token.lower(), -1), shares, seen), seen_lower,
+                *lower_shares]
 
 
 TOKEN_NAMES = (
     ["len", "digits", "upper", "lower", "alpha", "spaces", "punct", "non_ascii", "words"]
     + [f"char{i}" for i in range(_FIRST)] + [f"char_{i}" for i in range(1, _LAST + 1)]
     + ["title", "all_upper", "all_lower", "all_digits", "all_punct", "dots", "commas", "colons", "slashes",
-       "hyphens", "currency", "percent", "roman", "month", "log_value", "numbers", "shape", "word_rank", "seen"]
+       "hyphens", "currency", "percent", "roman", "month", "log_value", "numbers", "shape", "word_rank", "vowels",
+       "consonant_run", "seen"]
 )
 NEIGHBOUR_NAMES = ("exists", "len", "digits", "char0", "title", "all_upper", "all_lower", "all_digits",
                    "all_punct", "month", "word_rank")
+SENTENCE_NAMES = ("index", "from_end", "n_tokens", "caps_share")
 
 
 def feature_names(classes: Sequence[str]) -> list[str]:
     """Names of the columns of `features`, in order."""
-    own = [*TOKEN_NAMES, *(f"share_{c}" for c in classes)]
+    own = [*TOKEN_NAMES, *(f"share_{c}" for c in classes), "seen_lower", *(f"lower_share_{c}" for c in classes)]
     around = [f"{'m' if o < 0 else 'p'}{abs(o)}_{name}" for o in OFFSETS for name in NEIGHBOUR_NAMES]
-    return [*own, *around, "index", "from_end", "n_tokens"]
+    return [*own, *around, *SENTENCE_NAMES]
 
 
-def features(sentences: Sequence[Sequence[str]], lexicon: Lexicon,
-             exclude: Sequence[Sequence[Sequence[int]]] | None = None) -> np.ndarray:
-    """The float32 feature matrix of every token of `sentences`, in order (one row per token).
+def _caps_share(rows: Sequence[Sequence[float]]) -> float:
+    """Share of a sentence's words of two or more letters written in capitals (headlines: "GOAT TO HERO")."""
+    words = [r for r in rows if r[4] >= 2]
+    return sum(r[17] for r in words) / len(words) if words else 0.0
 
-    `exclude[s][t]`, when given, are class counts taken off the lexicon's counts of token t (training rows
-    leave out their own fold's counts, so they do not see their own labels)."""
+
+def features(sentences: Sequence[Sequence[str]], lexicon: Lexicon) -> np.ndarray:
+    """The float32 feature matrix of every token of `sentences`, in order (one row per token)."""
     rows: list[list[float]] = []
     cache: dict[str, list[float]] = {}
     empty = [0.0] * len(NEIGHBOUR_NAMES)
-    empty[3] = -1.0
-    for s, tokens in enumerate(sentences):
+    empty[3] = empty[-1] = -1.0
+    for tokens in sentences:
         own = []
-        for t, token in enumerate(tokens):
-            if exclude is not None:
-                own.append(lexicon.describe(token, exclude[s][t]))
-            else:
-                if token not in cache:
-                    cache[token] = lexicon.describe(token)
-                own.append(cache[token])
+        for token in tokens:
+            if token not in cache:
+                cache[token] = lexicon.describe(token)
+            own.append(cache[token])
         near = [_neighbour_features(r) for r in own]
-        n = len(tokens)
+        n, caps = len(tokens), _caps_share(own)
         for t in range(n):
             around: list[float] = []
             for offset in OFFSETS:
                 j = t + offset
                 around.extend(near[j] if 0 <= j < n else empty)
-            rows.append([*own[t], *around, float(t), float(n - 1 - t), float(n)])
-    width = len(TOKEN_NAMES) + len(lexicon.classes) + len(OFFSETS) * len(NEIGHBOUR_NAMES) + 3
+            rows.append([*own[t], *around, float(t), float(n - 1 - t), float(n), caps])
+    width = len(feature_names(lexicon.classes))
     return np.asarray(rows, dtype=np.float32).reshape(-1, width)

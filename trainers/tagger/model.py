@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tnforge.trainers.tagger.features import FEATURES_VERSION, Lexicon, feature_names, features
+from tnforge.trainers.tagger.rules import rule_class
 
 #: The description file and the booster file of a tagger run.
 DESCRIPTION = "tagger.json"
@@ -31,10 +32,12 @@ class Prediction(NamedTuple):
 class Tagger:
     """A gradient-boosted tree classifier of each token's semiotic class, from its context features."""
 
-    def __init__(self, booster: Any, lexicon: Lexicon, description: dict[str, Any] | None = None) -> None:
+    def __init__(self, booster: Any, lexicon: Lexicon, description: dict[str, Any] | None = None,
+                 rules: bool = True) -> None:
         self.booster = booster
         self.lexicon = lexicon
         self.description = description or {}
+        self.rules = rules  # `rules.RULES` override the trees on the tokens they match
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -52,14 +55,18 @@ class Tagger:
         return np.asarray(self.booster.predict(dmatrix), dtype=np.float32).reshape(len(matrix), len(self.classes))
 
     def predict(self, sentences: Sequence[Sequence[str]]) -> list[list[Prediction]]:
-        """The most probable class of every token, sentence by sentence."""
+        """The most probable class of every token, sentence by sentence (a rule's class has probability 1)."""
         probs = self.probabilities(sentences)
         best = probs.argmax(axis=1) if len(probs) else np.zeros(0, dtype=np.int64)
         out: list[list[Prediction]] = []
         row = 0
         for tokens in sentences:
-            out.append([Prediction(self.classes[int(best[i])], float(probs[i, best[i]]))
-                        for i in range(row, row + len(tokens))])
+            found = []
+            for i, token in zip(range(row, row + len(tokens)), tokens, strict=True):
+                ruled = rule_class(token) if self.rules else None
+                found.append(Prediction(ruled, 1.0) if ruled else
+                             Prediction(self.classes[int(best[i])], float(probs[i, best[i]])))
+            out.append(found)
             row += len(tokens)
         return out
 
@@ -74,7 +81,8 @@ class Tagger:
         os.replace(temp, run / BOOSTER)
         self.description = {
             "format": FORMAT, "features_version": FEATURES_VERSION, "classes": list(self.classes),
-            "xgboost": xgboost.__version__, "booster": BOOSTER, "feature_names": feature_names(self.classes),
+            "xgboost": xgboost.__version__, "booster": BOOSTER, "rules": self.rules,
+            "feature_names": feature_names(self.classes),
             **(extra or {}), "lexicon": self.lexicon.to_dict(),
         }
         temp = run / f".{DESCRIPTION}.tmp"
@@ -105,4 +113,4 @@ def load_tagger(run_dir: str | os.PathLike) -> Tagger:
                          f"this tnforge computes version {FEATURES_VERSION}: retrain the tagger")
     booster = xgboost.Booster()
     booster.load_model(str(path.parent / description.get("booster", BOOSTER)))
-    return Tagger(booster, Lexicon.from_dict(description["lexicon"]), description)
+    return Tagger(booster, Lexicon.from_dict(description["lexicon"]), description, rules=description.get("rules", True))

@@ -35,14 +35,15 @@ class TaggerConfig:
     out: str = ""
     rounds: int = 400  # boosting rounds at most
     learning_rate: float = 0.2
-    max_depth: int = 8
+    max_depth: int = 6
+    colsample: float = 0.5  # share of the features each tree may use
     patience: int = 30  # rounds without dev improvement before stopping (0: no early stopping)
     class_weight: float = 0.5  # weight of class c: (n_most / n_c) ** class_weight, at most max_weight
     max_weight: float = 20.0
     folds: int = 5  # training rows see the lexicon counts of the other folds only
     max_words: int = 2000  # frequent words with their own rank feature
     seed: int = 0
-    threads: int = 2
+    threads: int = 1  # xgboost's OpenMP threads spin-wait: on a busy machine 2 threads ran 10x slower than 1
     overwrite: bool = False
 
 
@@ -102,16 +103,23 @@ def _classes(labels: Sequence[Sequence[str]]) -> list[str]:
     return [c for c in schemas.SEMIOTIC_CLASSES if c in present] + sorted(present - set(schemas.SEMIOTIC_CLASSES))
 
 
-def _fold_counts(tokens: Sequence[Sequence[str]], labels: Sequence[Sequence[str]], classes: Sequence[str],
-                 folds: int, seed: int) -> list[list[list[int]]]:
-    """Per token of each sentence: the class counts of that token in the sentence's own fold."""
-    index = {c: i for i, c in enumerate(classes)}
+def out_of_fold_features(tokens: Sequence[Sequence[str]], labels: Sequence[Sequence[str]], lexicon: Lexicon,
+                         folds: int, seed: int) -> np.ndarray:
+    """Features of the training tokens, each sentence described by a lexicon of the other folds' sentences
+    (so a row never sees its own label in the token statistics, as a dev or test row would not)."""
     fold_of = [stable_hash64(" ".join(s), seed=seed) % folds for s in tokens]
-    counts: list[dict[str, list[int]]] = [{} for _ in range(folds)]
-    for f, sentence, tags in zip(fold_of, tokens, labels, strict=True):
-        for token, tag in zip(sentence, tags, strict=True):
-            counts[f].setdefault(token, [0] * len(classes))[index[tag]] += 1
-    return [[counts[f][t] for t in sentence] for f, sentence in zip(fold_of, tokens, strict=True)]
+    starts = np.concatenate([[0], np.cumsum([len(s) for s in tokens])])
+    x = np.zeros((int(starts[-1]), len(feature_names(lexicon.classes))), dtype=np.float32)
+    for fold in range(folds):
+        inside = [i for i, f in enumerate(fold_of) if f == fold]
+        if not inside:
+            continue
+        others = [i for i, f in enumerate(fold_of) if f != fold]
+        fold_lexicon = Lexicon.fit([tokens[i] for i in others], [labels[i] for i in others], lexicon.classes,
+                                   words=lexicon.words)
+        rows = np.concatenate([np.arange(starts[i], starts[i + 1]) for i in inside])
+        x[rows] = features([tokens[i] for i in inside], fold_lexicon)
+    return x
 
 
 def class_weights(labels: Sequence[str], classes: Sequence[str], power: float, cap: float) -> dict[str, float]:
@@ -136,10 +144,43 @@ def _evaluate(tagger: Tagger, root: str, split: str) -> dict[str, Any]:
     return class_metrics([c for s in labels for c in s], predicted, trivial, tagger.classes)
 
 
-def train_tagger(config: TaggerConfig) -> TaggerReport:
-    """Train a tagger on `config.data`'s train split, write it to `config.out`, report dev and test figures."""
+def fit_tagger(tokens: Sequence[Sequence[str]], labels: Sequence[Sequence[str]], config: TaggerConfig,
+               dev: tuple[Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None) -> Tagger:
+    """Train a tagger on sentences (tokens and their classes) in memory; early stopping on `dev` when given
+    and config.patience > 0. Deterministic for a seed."""
     import xgboost
 
+    if not tokens:
+        raise ValueError("no train sentences to learn from")
+    classes = _classes(labels)
+    lexicon = Lexicon.fit(tokens, labels, classes, max_words=config.max_words)
+    index = {c: i for i, c in enumerate(classes)}
+    flat = [c for s in labels for c in s]
+    weights = class_weights(flat, classes, config.class_weight, config.max_weight)
+    names = feature_names(classes)
+    dtrain = xgboost.DMatrix(out_of_fold_features(tokens, labels, lexicon, config.folds, config.seed),
+                             label=np.asarray([index[c] for c in flat], dtype=np.float32),
+                             weight=np.asarray([weights[c] for c in flat], dtype=np.float32), feature_names=names)
+    params = {"objective": "multi:softprob", "num_class": len(classes), "eta": config.learning_rate,
+              "max_depth": config.max_depth, "colsample_bytree": config.colsample, "tree_method": "hist",
+              "nthread": config.threads, "seed": config.seed, "eval_metric": "mlogloss", "verbosity": 0}
+    evals, stopping = [], None
+    dev_flat = [c for s in dev[1] for c in s] if dev else []
+    if config.patience and dev_flat and all(c in index for c in dev_flat):
+        ddev = xgboost.DMatrix(features(dev[0], lexicon), feature_names=names,
+                               label=np.asarray([index[c] for c in dev_flat], dtype=np.float32))
+        evals, stopping = [(ddev, "dev")], config.patience
+    booster = xgboost.train(params, dtrain, num_boost_round=config.rounds, evals=evals,
+                            early_stopping_rounds=stopping, verbose_eval=False)
+    if stopping:
+        booster = booster[: booster.best_iteration + 1]
+    settings = {k: v for k, v in asdict(config).items() if k not in ("data", "out", "overwrite")}
+    return Tagger(booster, lexicon, {"training": {"train_tokens": len(flat), "rounds": booster.num_boosted_rounds(),
+                                                  "config": settings, "class_weights": weights}})
+
+
+def train_tagger(config: TaggerConfig) -> TaggerReport:
+    """Train a tagger on `config.data`'s train split, write it to `config.out`, report dev and test figures."""
     check_not_corpus(config.data)
     require_complete(config.data)
     out = Path(config.out)
@@ -150,39 +191,15 @@ def train_tagger(config: TaggerConfig) -> TaggerReport:
     tokens, labels = read_train_sentences(config.data)
     if not tokens:
         raise ValueError(f"{config.data}: no train sentences to learn from")
-    classes = _classes(labels)
-    lexicon = Lexicon.fit(tokens, labels, classes, max_words=config.max_words)
-    x = features(tokens, lexicon, _fold_counts(tokens, labels, classes, config.folds, config.seed))
-    index = {c: i for i, c in enumerate(classes)}
-    flat = [c for s in labels for c in s]
-    weights = class_weights(flat, classes, config.class_weight, config.max_weight)
-    names = feature_names(classes)
-    dtrain = xgboost.DMatrix(x, label=np.asarray([index[c] for c in flat], dtype=np.float32),
-                             weight=np.asarray([weights[c] for c in flat], dtype=np.float32), feature_names=names)
-    params = {"objective": "multi:softprob", "num_class": len(classes), "eta": config.learning_rate,
-              "max_depth": config.max_depth, "tree_method": "hist", "nthread": config.threads,
-              "seed": config.seed, "eval_metric": "mlogloss", "verbosity": 0}
-    evals, stopping = [], None
     dev_tokens, dev_labels, _ = read_eval_sentences(config.data, "dev")
-    dev_pairs = [(t, c) for ts, cs in zip(dev_tokens, dev_labels, strict=True) for t, c in zip(ts, cs, strict=True)]
-    if config.patience and dev_pairs and all(c in index for _, c in dev_pairs):
-        ddev = xgboost.DMatrix(features(dev_tokens, lexicon), feature_names=names,
-                               label=np.asarray([index[c] for _, c in dev_pairs], dtype=np.float32))
-        evals, stopping = [(ddev, "dev")], config.patience
-    booster = xgboost.train(params, dtrain, num_boost_round=config.rounds, evals=evals,
-                            early_stopping_rounds=stopping, verbose_eval=False)
-    if stopping:
-        booster = booster[: booster.best_iteration + 1]
-    rounds = booster.num_boosted_rounds()
-    tagger = Tagger(booster, lexicon)
-    report = TaggerReport(run, classes, len(flat), rounds, 0.0,
+    tagger = fit_tagger(tokens, labels, config, (dev_tokens, dev_labels))
+    training = tagger.description["training"]
+    report = TaggerReport(run, list(tagger.classes), training["train_tokens"], training["rounds"], 0.0,
                           _evaluate(tagger, config.data, "dev"), _evaluate(tagger, config.data, "test"))
     report.seconds = round(time.monotonic() - started, 1)
-    settings = {k: v for k, v in asdict(config).items() if k not in ("data", "out", "overwrite")}
     tagger.save(run, {
         "training": {"data": os.path.abspath(config.data), "manifest_sha256": _manifest_sha256(config.data),
-                     "train_tokens": len(flat), "rounds": rounds, "config": settings,
-                     "class_weights": weights},
+                     **training},
         "metrics": {"dev": report.dev, "test": report.test},
     })
     (run / "dev.md").write_text(_report_markdown(report), encoding="utf-8")

@@ -20,7 +20,10 @@ T = TaggerConfig()
 @click.option("--rounds", default=T.rounds, type=click.IntRange(1), help="Boosting rounds at most.")
 @common.learning_rate_option(T.learning_rate, "Boosting step size (eta).")
 @click.option("--max-depth", default=T.max_depth, type=click.IntRange(1), help="Depth of each tree.")
-@common.patience_option(T.patience, "Rounds without dev improvement before stopping.")
+@click.option("--colsample", default=T.colsample, type=click.FloatRange(0, 1, min_open=True),
+              help="Share of the features each tree may use.")
+@click.option("--patience", default=T.patience, type=click.IntRange(0),
+              help="Rounds without dev improvement before stopping (0: no early stopping).")
 @click.option("--class-weight", default=T.class_weight, type=click.FloatRange(0),
               help="Weight of class c: (count of the commonest class / count of c) ** this (0: unweighted).")
 @click.option("--max-weight", default=T.max_weight, type=click.FloatRange(1), help="Largest class weight.")
