@@ -45,6 +45,8 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
 
     if bool(text) == bool(source):
         raise click.UsageError("give either TEXT or --file (not both)")
+    if out != "-" and not source:
+        raise click.UsageError("--out goes with --file (TEXT is answered on standard output)")
     if grammar_constraint and not tagger:
         raise click.UsageError("--grammar-constraint needs --tagger: the grammar is chosen by each token's class")
     from tnforge.trainers.decoding.constraint_sets import build_constraint
