@@ -134,3 +134,13 @@ def test_load_refuses_what_is_not_a_tagger(tmp_path, run):
     (copy / "tagger.json").write_text(json.dumps({**description, "features_version": 0}), encoding="utf-8")
     with pytest.raises(ValueError, match="retrain"):
         load_tagger(copy)
+    (copy / "tagger.json").write_text(json.dumps(description), encoding="utf-8")
+    (copy / "model.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ValueError, match="unreadable xgboost model"):
+        load_tagger(copy)
+
+
+def test_empty_input_predicts_nothing(run):
+    tagger = load_tagger(run)
+    assert tagger.predict([]) == [] and tagger.predict([[]]) == [[]]
+    assert tagger.probabilities([]).shape == (0, len(tagger.classes))

@@ -112,5 +112,9 @@ def load_tagger(run_dir: str | os.PathLike) -> Tagger:
         raise ValueError(f"{path}: made with tagger features version {description.get('features_version')}, "
                          f"this tnforge computes version {FEATURES_VERSION}: retrain the tagger")
     booster = xgboost.Booster()
-    booster.load_model(str(path.parent / description.get("booster", BOOSTER)))
+    model = path.parent / description.get("booster", BOOSTER)
+    try:
+        booster.load_model(str(model))
+    except xgboost.core.XGBoostError as error:
+        raise ValueError(f"{model}: unreadable xgboost model ({str(error).splitlines()[0]})") from error
     return Tagger(booster, Lexicon.from_dict(description["lexicon"]), description, rules=description.get("rules", True))
