@@ -150,6 +150,10 @@ def test_batch_mode_bad_utf8_is_one_line_and_writes_nothing(tiny, tmp_path):
     assert not out.exists() and list(tmp_path.iterdir()) == [source]
     both = _cli(["normalize", "--model", str(run), "--file", str(source), "some text"])
     assert both.exit_code == 2 and "either TEXT or --file" in both.output
+    folder = _cli(["normalize", "--model", str(run), "--file", str(tmp_path), "--out", str(out)])
+    assert folder.exit_code == 1 and folder.output.strip().endswith(f"{tmp_path}: a folder, not a text file")
+    into = _cli(["normalize", "--model", str(run), "--file", str(source), "--out", str(tmp_path)])
+    assert into.exit_code == 1 and "Traceback" not in into.output and "--out takes the path" in into.output
     stray = _cli(["normalize", "--model", str(run), "--out", str(out), "some text"])
     assert stray.exit_code == 2 and "--out goes with --file" in stray.output
     grammar = _cli(["normalize", "--model", str(run), "--grammar-constraint", "x"])

@@ -107,6 +107,14 @@ def normalize_lines(normalizer: Normalizer, lines: Iterator[str], write: Callabl
     return Normalized(sentences, tokens, decoded, time.monotonic() - started)
 
 
+def check_paths(source: str, out: str) -> None:
+    """A missing or folder input, or a folder output, as one clear error before any work."""
+    if source != STDIO and not os.path.isfile(source):
+        raise FileNotFoundError(f"{source}: " + ("a folder, not a text file" if os.path.isdir(source) else "no such file"))
+    if out != STDIO and os.path.isdir(out):
+        raise ValueError(f"{out}: a folder; --out takes the path of the text file to write")
+
+
 def normalize_file(normalizer: Normalizer, source: str, out: str, progress: Callable[[int | None], Any] | None = None,
                    chunk: int = CHUNK) -> Normalized:
     """Normalize the file `source` (`-`: standard input) into `out` (`-`: standard output), one sentence a
@@ -115,8 +123,7 @@ def normalize_file(normalizer: Normalizer, source: str, out: str, progress: Call
 
     from tnforge.filesystems import write_atomically
 
-    if source != STDIO and not os.path.isfile(source):
-        raise FileNotFoundError(f"{source}: no such file")
+    check_paths(source, out)
     with ExitStack() as stack:
         handle = sys.stdin.buffer if source == STDIO else stack.enter_context(open(source, "rb"))
         lines = text_lines(handle, "standard input" if source == STDIO else source)
@@ -148,8 +155,7 @@ def write_raw_hypotheses(normalizer: Normalizer, source: str, out: str) -> Any:
     from tnforge.trainers.decoding.outputs import HypothesesWritten
     from tnforge.windows import window_input
 
-    if not os.path.isfile(source):
-        raise FileNotFoundError(f"{source}: no such file")
+    check_paths(source, STDIO)
     started = time.monotonic()
     rows: dict[str, list] = {name: [] for name in schemas.HYPOTHESES.names}
     name, line, tokens = os.path.basename(source), 0, 0
