@@ -174,6 +174,13 @@ def load_seq2seq(model: str, device: str, threads: int = 0, data: str | None = N
     return loaded if data is None else (loaded, example_files(data, split))
 
 
+def load_tagger(path: str) -> Any:
+    """A trained tagger (`trainers.tagger.load_tagger`)."""
+    from tnforge.trainers.tagger import load_tagger as load
+
+    return load(path)
+
+
 @contextmanager
 def grammar_errors(option: str) -> Iterator[None]:
     """The covering grammar asked for but missing (`GrammarUnavailable`) as a click error on `option`."""
@@ -185,12 +192,18 @@ def grammar_errors(option: str) -> Iterator[None]:
         raise click.ClickException(f"{option}: {error}") from error
 
 
+def grammar_words(grammar_constraint: bool) -> tuple[Any, frozenset[str]]:
+    """The covering grammar as `(before, cls) → readings` and its covered classes, when asked for (else None)."""
+    from tnforge.grammars import adapter
+
+    with grammar_errors("--grammar-constraint"):
+        return adapter.reading_words() if grammar_constraint else (None, frozenset())
+
+
 def constraint_of(loaded: Any, seq_de: str | None, voc_de: str | None, grammar_constraint: bool,
                   weight: float) -> tuple[Any, str]:
     """The constraint the constraint options ask for (`trainers.constraint_sets.build_constraint`) and a note."""
-    from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import build_constraint
 
-    with grammar_errors("--grammar-constraint"):
-        reading_words, covered = adapter.reading_words() if grammar_constraint else (None, frozenset())
+    reading_words, covered = grammar_words(grammar_constraint)
     return build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
+from tnforge.trainers.decoding.constraint_sets import build_constraint
 from tnforge.trainers.decoding.defaults import TOP_K
 
 
@@ -18,10 +19,13 @@ from tnforge.trainers.decoding.defaults import TOP_K
 @click.option("--copies/--no-copies", default=False, help="Also decode the build's up-sampling copies.")
 @click.option("--rows-per-file", default=1_000_000, type=click.IntRange(1), help="Hypotheses per Parquet part.")
 @common.constraint_options
+@click.option("--raw", is_flag=True, default=False,
+              help="--data is a text file, one sentence a line: tokenized, tagged (--tagger), decoded as `normalize` does.")
+@click.option("--tagger", "-t", default=None, type=click.Path(exists=True), help="With --raw: the tagger run.")
 @common.runtime_options
 def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, batch_size: int, copies: bool,
            rows_per_file: int, seq_de: str | None, voc_de: str | None, grammar_constraint: bool, weight: float,
-           device: str, threads: int) -> None:
+           raw: bool, tagger: str | None, device: str, threads: int) -> None:
     """Beam-search decode examples and write the top-k hypotheses (schema `hypotheses`).
 
     Each input gets up to --top-k distinct readings, ranked by log-probability (rank 0 = best), with the
@@ -31,9 +35,21 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
     Examples:
       tnforge decode --model runs/s2s --data out/sample --split train --top-k 10 --out out/sample/hyps
       tnforge decode --model runs/s2s/best.pt --data dev.parquet --beam 5 --top-k 1 --out hyps.parquet
+      tnforge decode --raw --model runs/s2s --tagger runs/tagger --grammar-constraint --data in.txt --out hyps.parquet
     """
     from tnforge.trainers.decoding.outputs import write_hypotheses
 
+    if raw:
+        from tnforge.trainers.normalize import Normalizer, write_raw_hypotheses
+
+        loaded = common.load_seq2seq(model, device, threads)
+        reading_words, covered = common.grammar_words(grammar_constraint)
+        constraint, note = build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)
+        normalizer = Normalizer(loaded, common.load_tagger(tagger) if tagger else None, constraint, beam, batch_size,
+                                reading_words=reading_words, top_k=top_k)
+        written = write_raw_hypotheses(normalizer, data, out)
+        click.echo(written.describe(out, beam, top_k, loaded.device, note))
+        return
     loaded, files = common.load_seq2seq(model, device, threads, data, split)
     constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
     written = write_hypotheses(loaded, files, out, split=split, beam=beam, top_k=top_k, batch_size=batch_size,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
+from tnforge.trainers.decoding.defaults import THRESHOLD
 
 
 @common.command()
@@ -16,10 +17,16 @@ from tnforge.cli import common
 @click.option("--grammar/--no-grammar", default=None,
               help="Judge errors recoverable/unrecoverable with the covering grammar (default: when available).")
 @common.constraint_options
+@click.option("--raw", is_flag=True, default=False,
+              help="Evaluate from plain text: the split's sentences detokenized, then tokenizer → tagger → seq2seq, "
+                   "beside rows with gold tokens and gold classes.")
+@click.option("--tagger", "-t", default=None, type=click.Path(exists=True), help="With --raw: the tagger run.")
+@click.option("--threshold", default=THRESHOLD, type=click.FloatRange(0),
+              help="With --raw: tagger probability from which PLAIN/PUNCT tokens are read as written.")
 @common.runtime_options
 def evaluate(model: str, data: str, split: str, report: str | None, beam: int, batch_size: int,
              grammar: bool | None, seq_de: str | None, voc_de: str | None, grammar_constraint: bool, weight: float,
-             device: str, threads: int) -> None:
+             raw: bool, tagger: str | None, threshold: float, device: str, threads: int) -> None:
     """Evaluate a model: token accuracy overall and per class, sentence and non-trivial accuracy, errors.
 
     Up-sampling copies are left out. With the covering grammar, each error is labelled recoverable (the
@@ -29,15 +36,26 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     Examples:
       tnforge evaluate --model runs/s2s --data out/sample --split dev --report runs/s2s/eval-dev
       tnforge evaluate --model runs/s2s --data out/sample --split test --no-grammar
+      tnforge evaluate --raw --model runs/s2s --tagger runs/tagger --grammar-constraint --data out/en --split test
     """
     from tnforge.grammars import adapter
+    from tnforge.trainers.decoding.constraint_sets import build_constraint
     from tnforge.trainers.decoding.outputs import evaluate_decoding
     from tnforge.trainers.evaluation.accuracy import summary, write_report
 
     with common.grammar_errors("--grammar"):
         judge, note = adapter.judge(grammar)
     loaded, files = common.load_seq2seq(model, device, threads, data, split)
-    constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
+    reading_words, covered = common.grammar_words(grammar_constraint)
+    constraint, constraint_note = build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)
+    if raw or tagger:
+        from tnforge.trainers.evaluation.raw_text import evaluate_raw, write_raw_report
+
+        title = f"Plain-text evaluation of {loaded.path} on {data} ({split}; {constraint_note}; tagger {tagger})"
+        result = evaluate_raw(loaded, files, split, common.load_tagger(tagger) if tagger else None, constraint,
+                              judge, beam, batch_size, threshold, reading_words=reading_words)
+        click.echo(write_raw_report(result, report, title) + f"\n{note}.")
+        return
     result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, common.token_progress)
     title = f"Evaluation of {loaded.path} on {data} ({split}; {constraint_note})"
     click.echo(summary(result, title, note))

@@ -6,3 +6,5 @@ BEAM = 5
 BATCH_SIZE = 256
 #: Distinct hypotheses kept per input when writing hypotheses files.
 TOP_K = 10
+#: Tagger probability at or above which a token tagged PLAIN or PUNCT is read as written (no seq2seq).
+THRESHOLD = 0.9

@@ -1,0 +1,209 @@
+"""Raw text → spoken text: tokens (the corpus-style tokenizer) → classes (a tagger, optional) → one reading per
+token → the spoken sentence. Tokens the tagger calls PLAIN or PUNCT with a probability of at least
+`threshold` are read as the corpus reads them (`<self>`, `sil`) without the seq2seq; every other token is
+decoded by the seq2seq from its context window, many sentences' tokens batched together (sorted by window
+length), its predicted class reaching the decoding constraint (the covering grammar's mask by class).
+Without classes every token is decoded, as `tnforge normalize` always did."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from tnforge.schemas import SELF, SIL
+from tnforge.schemas.classes import COVERED
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, THRESHOLD
+from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
+from tnforge.trainers.decoding.text_tokenizer import spoken
+from tnforge.windows import window_input
+
+#: What a confidently tagged trivial class reads as, the corpus's way (PUNCT is never spoken).
+READ_AS_WRITTEN: dict[str, str] = {"PLAIN": SELF, "PUNCT": SIL}
+
+OnBatch = Callable[[int], None]
+ReadingWords = Callable[[str, str | None], Collection[tuple[str, ...]]]
+
+
+@dataclass
+class SentenceReading:
+    """One sentence read: its tokens, their classes (None: unknown) and class probabilities, each token's
+    reading as the corpus writes it (`<self>`, `sil` or words) and whether the seq2seq decoded it."""
+
+    tokens: list[str]
+    classes: list[str | None]
+    probabilities: list[float]
+    readings: list[str]
+    decoded: list[bool]
+    hypotheses: list[list[tuple[str, float]]] = field(default_factory=list)  # top-k (text, score) per token
+
+    @property
+    def spoken(self) -> str:
+        """The spoken sentence (`<self>` → the token, `sil` → nothing)."""
+        return spoken(self.tokens, self.readings)
+
+
+def read_as_written(token: str, cls: str | None, probability: float, threshold: float,
+                    reading_words: ReadingWords | None = None) -> str | None:
+    """The reading of a token that skips the seq2seq (`<self>`, `sil`), or None when it needs decoding: its
+    class is not PLAIN/PUNCT, its probability is below `threshold`, or (given the covering grammar's
+    `reading_words`) the grammar knows a PLAIN reading other than the token itself ("centre" → "center")."""
+    if cls not in READ_AS_WRITTEN or probability < threshold:
+        return None
+    if cls == "PLAIN" and reading_words is not None:
+        readings = {" ".join(words) for words in reading_words(token, cls)}
+        if readings - {SELF, token, token.lower()}:
+            return None
+    return READ_AS_WRITTEN[cls]
+
+
+def read_sentences(
+    loaded: Any,
+    sentences: Sequence[Sequence[str]],
+    classes: Sequence[Sequence[str | None]] | None = None,
+    probabilities: Sequence[Sequence[float]] | None = None,
+    constraint: DecodingConstraint | None = None,
+    beam: int = BEAM,
+    batch_size: int = BATCH_SIZE,
+    threshold: float = THRESHOLD,
+    on_batch: OnBatch | None = None,
+    reading_words: ReadingWords | None = None,
+    alternatives: Sequence[Sequence[Sequence[str]]] | None = None,
+    covered: Collection[str] = COVERED,
+    top_k: int = 1,
+) -> tuple[list[SentenceReading], Counts]:
+    """Read tokenized sentences: each token's reading and the constraint's counts summed over the batches.
+
+    `classes` (gold, or a tagger's) go to the constraint with each decoded token; `probabilities` (default
+    1.0 each) decide, with `threshold`, which PLAIN/PUNCT tokens skip the seq2seq (threshold > 1: none;
+    `reading_words`, the covering grammar, sends PLAIN tokens it reads otherwise to the seq2seq, and moves a
+    token whose class it has no reading for to the first of its `alternatives` it has — `decoding_class`).
+    """
+    from tnforge.trainers.decoding.decode import decode_batch
+    from tnforge.trainers.seq2seq.data import make_batch
+
+    token_lists = [list(tokens) for tokens in sentences]
+    class_lists = [list(c) for c in classes] if classes is not None else [[None] * len(t) for t in token_lists]
+    probs = ([list(p) for p in probabilities] if probabilities is not None
+             else [[1.0] * len(t) for t in token_lists])
+    results = [SentenceReading(tokens, cls, prob, [""] * len(tokens), [False] * len(tokens), [[] for _ in tokens])
+               for tokens, cls, prob in zip(token_lists, class_lists, probs, strict=True)]
+    pending: list[tuple[int, int, str]] = []  # (sentence, token, window) to decode
+    for s, result in enumerate(results):
+        if len(result.classes) != len(result.tokens) or len(result.probabilities) != len(result.tokens):
+            raise ValueError(f"sentence {s}: {len(result.tokens)} tokens but {len(result.classes)} classes and "
+                             f"{len(result.probabilities)} probabilities")
+        for t, (cls, probability) in enumerate(zip(result.classes, result.probabilities, strict=True)):
+            written = read_as_written(result.tokens[t], cls, probability, threshold, reading_words)
+            if written is not None:
+                result.readings[t] = written
+                result.hypotheses[t] = [(written, 0.0)]
+            else:
+                others = alternatives[s][t] if alternatives is not None else ()
+                result.classes[t] = decoding_class(result.tokens[t], cls, others, reading_words, covered)
+                pending.append((s, t, window_input(result.tokens, t)))
+    pending.sort(key=lambda item: len(item[2]))  # stable: equal lengths keep sentence order
+    max_input = int(loaded.config.get("max_input_length", 256))
+    counts: Counts = {}
+    for start in range(0, len(pending), batch_size):
+        chunk = pending[start: start + batch_size]
+        rows = {"input": [window for _, _, window in chunk],
+                "before": [results[s].tokens[t] for s, t, _ in chunk],
+                "class": [results[s].classes[t] for s, t, _ in chunk]}
+        ranked, batch_counts = decode_batch(loaded, make_batch(rows, loaded.input_vocab, None, max_input),
+                                            beam=beam, top_k=top_k, constraint=constraint)
+        counts = merge_counts(counts, batch_counts)
+        for (s, t, _), hypotheses in zip(chunk, ranked, strict=True):
+            results[s].readings[t] = hypotheses[0][0] if hypotheses else SELF
+            results[s].hypotheses[t] = list(hypotheses)
+            results[s].decoded[t] = True
+        if on_batch:
+            on_batch(len(chunk))
+    return results, counts
+
+
+class Tagged(NamedTuple):
+    """A tagger's view of tokenized sentences: each token's class, its probability, and the runner-up
+    classes (most probable first, up to `ALTERNATIVES`)."""
+
+    classes: list[list[str]]
+    probabilities: list[list[float]]
+    alternatives: list[list[tuple[str, ...]]]
+
+
+#: Runner-up classes kept per token (tried, in order, when the grammar has no reading for the best one).
+ALTERNATIVES = 3
+
+
+def tag_sentences(tagger: Any, sentences: Sequence[Sequence[str]]) -> Tagged:
+    """A tagger's class and probability for every token (`Tagger.predict`, its rules included) and the
+    runner-up classes (`Tagger.probabilities`)."""
+    import numpy as np
+
+    tagged = Tagged([], [], [])
+    if not sentences:
+        return tagged
+    token_lists = [list(tokens) for tokens in sentences]
+    predicted = tagger.predict(token_lists)
+    probs = tagger.probabilities(token_lists)
+    order = np.argsort(-probs, axis=1, kind="stable")[:, : ALTERNATIVES + 1]
+    names = tagger.classes
+    row = 0
+    for predictions in predicted:
+        tagged.classes.append([p.cls for p in predictions])
+        tagged.probabilities.append([float(p.probability) for p in predictions])
+        tagged.alternatives.append([tuple(names[j] for j in order[row + i] if names[j] != p.cls)[:ALTERNATIVES]
+                                    for i, p in enumerate(predictions)])
+        row += len(predictions)
+    return tagged
+
+
+def decoding_class(token: str, cls: str | None, alternatives: Sequence[str], reading_words: ReadingWords | None,
+                   covered: Collection[str]) -> str | None:
+    """The class a decoded token is constrained by: its predicted class, unless the grammar has no reading of
+    the token in that (covered) class — then the first runner-up it has readings in (else the class)."""
+    if reading_words is None or cls not in covered or reading_words(token, cls):
+        return cls
+    for other in alternatives:
+        if other in covered and reading_words(token, other):
+            return other
+    return cls
+
+
+def normalize_texts(
+    loaded: Any,
+    texts: Sequence[str],
+    tagger: Any = None,
+    constraint: DecodingConstraint | None = None,
+    beam: int = BEAM,
+    batch_size: int = BATCH_SIZE,
+    threshold: float = THRESHOLD,
+    tokenize: Callable[[str], list[str]] | None = None,
+    on_batch: OnBatch | None = None,
+    reading_words: ReadingWords | None = None,
+    top_k: int = 1,
+) -> list[SentenceReading]:
+    """Read raw sentences: tokenize each, tag them (with `tagger`; else every token is decoded, classless),
+    decode what needs the seq2seq."""
+    if tokenize is None:
+        from tnforge.trainers.decoding.text_tokenizer import tokenize
+    sentences = [tokenize(text) for text in texts]
+    classes = probabilities = alternatives = None
+    if tagger is not None:
+        classes, probabilities, alternatives = tag_sentences(tagger, sentences)
+    readings, _ = read_sentences(loaded, sentences, classes, probabilities, constraint, beam, batch_size, threshold,
+                                 on_batch, reading_words, alternatives, top_k=top_k)
+    return readings
+
+
+def reading_table(reading: SentenceReading) -> str:
+    """Each token beside its class (with the tagger's probability) and reading, one a line, then a blank line
+    and the spoken sentence; `*` marks tokens the seq2seq decoded."""
+    width = max((len(t) for t in reading.tokens), default=0)
+    rows = []
+    for token, cls, probability, text, decoded in zip(reading.tokens, reading.classes, reading.probabilities,
+                                                     reading.readings, reading.decoded, strict=True):
+        tag = "" if cls is None else f"{cls} {probability:.2f}"
+        rows.append(f"{token:<{width}}  {tag:<16}{'*' if decoded else ' '} {text}".rstrip() if cls is not None
+                    else f"{token:<{width}}  {text}")
+    return "\n".join([*rows, "", reading.spoken])

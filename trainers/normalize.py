@@ -1,0 +1,176 @@
+"""`tnforge normalize` as a library: raw sentences in (arguments, a file or standard input, one a line), spoken
+sentences out (one a line, in order, an empty line for an empty one), decoded in batches of many sentences
+(`decoding.raw_text`). Input must be UTF-8: a line that is not stops the run with one message naming the
+file and line; a file output is written under a temporary name and renamed, so it is never half written."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
+from tnforge.trainers.decoding.raw_text import THRESHOLD, SentenceReading, normalize_texts
+
+#: Sentences read and decoded together in batch mode (their tokens are batched `batch_size` at a time).
+CHUNK = 512
+STDIO = "-"
+
+
+@dataclass
+class Normalizer:
+    """A seq2seq model with its optional tagger and decoding constraint, and the decoding settings."""
+
+    loaded: Any
+    tagger: Any = None
+    constraint: Any = None
+    beam: int = BEAM
+    batch_size: int = BATCH_SIZE
+    threshold: float = THRESHOLD
+    reading_words: Any = None  # the covering grammar: PLAIN tokens it reads otherwise go to the seq2seq
+    top_k: int = 1  # hypotheses kept per decoded token
+
+    def __call__(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> list[SentenceReading]:
+        return normalize_texts(self.loaded, texts, self.tagger, self.constraint, self.beam, self.batch_size,
+                               self.threshold, on_batch=on_batch, reading_words=self.reading_words,
+                               top_k=self.top_k)
+
+
+def text_lines(handle: IO[bytes], name: str) -> Iterator[str]:
+    """The lines of a binary stream as text, without their line ends (LF or CRLF; a BOM is dropped); a line
+    that is not UTF-8 raises ValueError naming `name`, the line and the offending byte."""
+    for number, raw in enumerate(handle, start=1):
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{name}, line {number}: not UTF-8 text (byte 0x{raw[error.start]:02x} at column "
+                             f"{error.start + 1})") from None
+        yield text.rstrip("\n").rstrip("\r")
+
+
+def chunks(lines: Iterator[str], size: int = CHUNK) -> Iterator[list[str]]:
+    """Lists of up to `size` lines."""
+    chunk: list[str] = []
+    for line in lines:
+        chunk.append(line)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def count_lines(path: str) -> int | None:
+    """Lines of a local file (for the progress bar); None for standard input."""
+    if path == STDIO:
+        return None
+    with open(path, "rb") as handle:
+        count = sum(1 for _ in handle)
+    return count
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """What `normalize_file` did: sentences in (= lines out), tokens, tokens decoded by the seq2seq, seconds."""
+
+    sentences: int
+    tokens: int
+    decoded: int
+    seconds: float
+
+    def describe(self, out: str) -> str:
+        rate = self.sentences / max(self.seconds, 1e-9)
+        where = "standard output" if out == STDIO else out
+        return (f"normalized {self.sentences:,} sentences ({self.tokens:,} tokens, {self.decoded:,} decoded by the "
+                f"seq2seq) → {where} in {self.seconds:.1f} s ({rate:,.1f} sentences/s)")
+
+
+def normalize_lines(normalizer: Normalizer, lines: Iterator[str], write: Callable[[str], None],
+                    on_sentences: Callable[[int], None] | None = None, chunk: int = CHUNK) -> Normalized:
+    """Normalize lines chunk by chunk, writing each spoken sentence (with its line end) through `write`."""
+    import time
+
+    started = time.monotonic()
+    sentences = tokens = decoded = 0
+    for texts in chunks(lines, chunk):
+        readings = normalizer(texts)
+        write("".join(reading.spoken + "\n" for reading in readings))
+        sentences += len(readings)
+        tokens += sum(len(r.tokens) for r in readings)
+        decoded += sum(sum(r.decoded) for r in readings)
+        if on_sentences:
+            on_sentences(len(readings))
+    return Normalized(sentences, tokens, decoded, time.monotonic() - started)
+
+
+def check_paths(source: str, out: str) -> None:
+    """A missing or folder input, or a folder output, as one clear error before any work."""
+    if source != STDIO and not os.path.isfile(source):
+        raise FileNotFoundError(f"{source}: " + ("a folder, not a text file" if os.path.isdir(source) else "no such file"))
+    if out != STDIO and os.path.isdir(out):
+        raise ValueError(f"{out}: a folder; --out takes the path of the text file to write")
+
+
+def normalize_file(normalizer: Normalizer, source: str, out: str, progress: Callable[[int | None], Any] | None = None,
+                   chunk: int = CHUNK) -> Normalized:
+    """Normalize the file `source` (`-`: standard input) into `out` (`-`: standard output), one sentence a
+    line; `progress(total lines or None)` gives a bar with `.update(sentences)`."""
+    from contextlib import ExitStack, nullcontext
+
+    from tnforge.filesystems import write_atomically
+
+    check_paths(source, out)
+    with ExitStack() as stack:
+        handle = sys.stdin.buffer if source == STDIO else stack.enter_context(open(source, "rb"))
+        lines = text_lines(handle, "standard input" if source == STDIO else source)
+        bar = stack.enter_context(progress(count_lines(source)) if progress else nullcontext())
+        on_sentences = bar.update if bar is not None else None
+        if out == STDIO:
+            def write(text: str) -> None:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+
+            return normalize_lines(normalizer, lines, write, on_sentences, chunk)
+        target = stack.enter_context(write_atomically(out))
+        return normalize_lines(normalizer, lines, lambda text: target.write(text.encode("utf-8")), on_sentences,
+                               chunk)
+
+
+def write_raw_hypotheses(normalizer: Normalizer, source: str, out: str) -> Any:
+    """`tnforge decode --raw`: the top-k hypotheses (`normalizer.top_k`) of every token of a text file's
+    sentences (one a line) as `hypotheses` rows in one Parquet file (`out`, or `out/part-00000.parquet` when
+    it does not end in .parquet). key: stable hash of (file name, line, token index); class: the class the
+    token was read with; gold: none; a token read as written has that one reading, at score 0."""
+    import time
+
+    import pyarrow as pa
+
+    from tnforge import schemas
+    from tnforge.datasets import write_shard
+    from tnforge.hashing import stable_hash64
+    from tnforge.trainers.decoding.outputs import HypothesesWritten
+    from tnforge.windows import window_input
+
+    check_paths(source, STDIO)
+    started = time.monotonic()
+    rows: dict[str, list] = {name: [] for name in schemas.HYPOTHESES.names}
+    name, line, tokens = os.path.basename(source), 0, 0
+    with open(source, "rb") as handle:
+        for texts in chunks(text_lines(handle, source)):
+            for reading in normalizer(texts):
+                line += 1
+                for index, (token, cls) in enumerate(zip(reading.tokens, reading.classes, strict=True)):
+                    tokens += 1
+                    for rank, (text, score) in enumerate(reading.hypotheses[index]):
+                        for column, value in (("key", stable_hash64(name, line, index)), ("class", cls),
+                                              ("before", token), ("input", window_input(reading.tokens, index)),
+                                              ("gold", None), ("rank", rank), ("hypothesis", text),
+                                              ("score", float(score))):
+                            rows[column].append(value)
+    path = out if out.endswith(".parquet") else os.path.join(out, "part-00000.parquet")
+    write_shard(pa.Table.from_pydict(rows, schema=schemas.HYPOTHESES), path, schemas.HYPOTHESES)
+    return HypothesesWritten(tokens, len(rows["key"]), 1, time.monotonic() - started)
