@@ -70,3 +70,14 @@ def test_malformed_paths_are_one_line(path, reason):
 def test_a_missing_bucket_is_one_line(gcs):
     with pytest.raises(fs.PathError, match=r"^gs://no-such-bucket/x: cannot list \(not found: does the bucket exist\?\)$"):
         fs.list_files("gs://no-such-bucket/x")
+
+
+def test_a_failed_rename_leaves_no_temporary_file(tmp_path) -> None:
+    from tnforge.filesystems import write_atomically
+
+    target = tmp_path / "taken"
+    target.mkdir()
+    (target / "inside").write_text("x")  # a non-empty folder: the final rename must fail
+    with pytest.raises(OSError), write_atomically(str(target)) as handle:
+        handle.write(b"data")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]

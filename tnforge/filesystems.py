@@ -279,7 +279,8 @@ def write_atomically(path: str) -> Iterator[IO[bytes]]:
     temporary name, so two attempts never collide, and the last rename wins with the same bytes."""
     path = check_path(path)
     directory, name = (path.rsplit("/", 1) if is_remote(path) else os.path.split(path))
-    temp = join(directory, f"{TEMPORARY}{uuid.uuid4().hex[:12]}-{name}") if directory else f"{TEMPORARY}{name}"
+    temp_name = f"{TEMPORARY}{uuid.uuid4().hex[:12]}-{name}"
+    temp = join(directory, temp_name) if directory else temp_name
     if is_remote(path):
         filesystems = _filesystems()
         with remote_errors(path, "write"):
@@ -291,9 +292,14 @@ def write_atomically(path: str) -> Iterator[IO[bytes]]:
                 handle.close()
                 filesystems.delete([temp])
             raise
-        with remote_errors(path, "write"):
-            handle.close()
-            filesystems.rename([temp], [path])
+        try:
+            with remote_errors(path, "write"):
+                handle.close()
+                filesystems.rename([temp], [path])
+        except BaseException:
+            with contextlib.suppress(Exception):
+                filesystems.delete([temp])
+            raise
         return
     if directory:
         os.makedirs(directory, exist_ok=True)
@@ -304,7 +310,12 @@ def write_atomically(path: str) -> Iterator[IO[bytes]]:
             handle.close()
             os.unlink(temp)
             raise
-    os.replace(temp, path)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> str:
