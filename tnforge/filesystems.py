@@ -140,3 +140,20 @@ def write_text_files(folder: str | os.PathLike, texts: Mapping[str, str]) -> lis
             handle.write(text.encode("utf-8"))
         written.append(folder / name)
     return written
+
+
+def open_parquet(path: str):
+    """A `pyarrow.parquet.ParquetFile` of a local file, or of a remote one read into memory (one shard)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if is_remote(path):
+        with open_binary(path) as handle:
+            return pq.ParquetFile(pa.BufferReader(handle.read()))
+    return pq.ParquetFile(path)
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    """Write `data` to a local or remote path atomically (parent folders created)."""
+    with write_atomically(path) as handle:
+        handle.write(data)
