@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
+from test_portable_runner import portable  # noqa: F401 - the job service and worker pool fixture
 
 from tnforge import datasets
 from tnforge.cli import cli
@@ -95,3 +96,14 @@ def test_command_line_runs_the_pipeline(bundled_build: Path, tmp_path: Path) -> 
     report = json.loads(result.stdout)
     assert report["success"] and report["results"]["examples"]["rows"] > 0
     assert (root / "validation" / "summary.json").exists()
+
+
+@pytest.mark.slow
+def test_portable_runner_gives_the_same_results(broken: Path, portable) -> None:  # noqa: F811
+    """On Beam's portable harness (job service and SDK worker pool as separate processes, the process model
+    of Dataflow Runner v2) the shards are validated in the pool's workers, with the same report."""
+    portable_args, logs = portable
+    default = validate_directory(broken, render_docs=False)
+    on_portable = validate_directory(broken, render_docs=False, pipeline_args=portable_args)
+    assert outcome(on_portable) == outcome(default)
+    assert (logs / "job_service.log").read_text().count("Running job") == 1

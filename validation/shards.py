@@ -28,7 +28,7 @@ from tnforge.validation.reading import DataFile, read_chunks, row_count
 from tnforge.validation.stats import STATS_COLUMNS, add_counts
 
 #: Rows of a shard validated at a time.
-CHUNK_ROWS = 131_072
+CHUNK_ROWS = 65_536
 #: Compressed Parquet bytes per key-hash partition of the dataset-wide checks.
 PARTITION_BYTES = 48 << 20
 #: (check, dataset, partition): which group a piece of rows belongs to.
