@@ -8,13 +8,15 @@ own peak resident memory (ru_maxrss from wait4). The import of great_expectation
 
   python benchmarks/validate.py                         # 10M and 40M tokens
   python benchmarks/validate.py --tokens 2000000 --scales 1 --keep /tmp/bench   # a quick run, kept
-  python benchmarks/validate.py --reuse /tmp/bench      # validate builds kept by an earlier run
+  python benchmarks/validate.py --reuse /tmp/bench      # validate builds kept by an earlier run (its build
+                                                        # times are reported from build-Nx.json)
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -70,7 +72,11 @@ def main() -> None:
     for scale in (int(s) for s in args.scales.split(",")):
         tokens = args.tokens * scale
         out = work / f"build-{scale}x"
+        record = work / f"build-{scale}x.json"
         build_s = float("nan")
+        if args.reuse is not None and record.exists():
+            kept = json.loads(record.read_text())
+            tokens, build_s = kept["tokens"], kept["seconds"]
         if args.reuse is None:
             corpus = work / f"corpus-{scale}x"
             corpus.mkdir(exist_ok=True)
@@ -78,6 +84,7 @@ def main() -> None:
             build_s, build_mb = measured(tnforge("build", *map(str, paths), "--out", str(out), "--overwrite",
                                                  "--negatives", "synthetic,random", "--ratio", "10"))
             print(f"{scale}x: built {tokens:,} tokens in {build_s:.1f} s (peak {build_mb:,.0f} MB)", flush=True)
+            record.write_text(json.dumps({"tokens": tokens, "seconds": build_s, "peak_mb": build_mb}))
             if not args.keep:
                 shutil.rmtree(corpus, ignore_errors=True)
         shutil.rmtree(out / "validation", ignore_errors=True)

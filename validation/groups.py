@@ -40,7 +40,7 @@ def validate_group(engine: Engine, plan: Plan, key: GroupKey, table: pa.Table) -
         return partial
     frame = registry.DATASETS[dataset].frame(f"{dataset}.{check}")
     try:
-        data = labels_frame(table) if check == "labels" else table.to_pandas(split_blocks=True)
+        data = labels_frame(table) if check == "labels" else table.to_pandas(split_blocks=True, strings_to_categorical=True)
         partial.add_result(frame.name, engine.validate(frame, data, SHOWN), tag)
     except Exception as error:  # bad data is a failed check, never a crash of the whole run
         partial.error(frame.name, tag, f"error: {type(error).__name__}: {error}")
@@ -72,7 +72,7 @@ def leakage_counts(table: pa.Table) -> dict[tuple, int]:
 class Shuffle:
     """Pieces grouped by key, in memory up to `budget` bytes, beyond that in Arrow files in a temporary folder."""
 
-    def __init__(self, budget: int = 96 << 20) -> None:
+    def __init__(self, budget: int = 32 << 20) -> None:
         self.budget = budget
         self._memory: dict[GroupKey, list[pa.Table]] = {}
         self._spilled: dict[GroupKey, list[Path]] = {}

@@ -106,15 +106,31 @@ def problem(path: str, error: Exception) -> str:
     return f"{path}: {reason}"
 
 
+_last_remote: tuple[str, object] | None = None
+
+
+def _open(path: str):
+    """`filesystems.open_parquet`, keeping the last remote file read (its footer, schema and rows are read
+    in turn: one download per shard)."""
+    global _last_remote
+    last = _last_remote
+    if last is not None and last[0] == path:
+        return last[1]
+    parquet = open_parquet(path)
+    if is_remote(path):
+        _last_remote = (path, parquet)
+    return parquet
+
+
 def read_schema(path: str) -> pa.Schema:
     """The Arrow schema (with metadata) of a Parquet file."""
-    return open_parquet(path).schema_arrow
+    return _open(path).schema_arrow
 
 
 def row_count(path: str) -> int:
     """Rows of a Parquet file from its footer (0 when it cannot be read: the schema frame reports it)."""
     try:
-        return open_parquet(path).metadata.num_rows
+        return _open(path).metadata.num_rows
     except (OSError, pa.ArrowException):
         return 0
 
@@ -124,7 +140,7 @@ def read_chunks(name: str, path: str, columns: Sequence[str], rows: int) -> Iter
     the file when it cannot be read or cast."""
     schema = schemas.SCHEMAS[name]
     try:
-        parquet = open_parquet(path)
+        parquet = _open(path)
         names = parquet.schema_arrow.names
         wanted = [c for c in columns if c in names]
         target = pa.schema([schema.field(c) if c in schema.names else parquet.schema_arrow.field(c) for c in wanted])

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -30,7 +29,7 @@ from tnforge.validation.stats import STATS_COLUMNS, add_counts
 #: Rows of a shard validated at a time.
 CHUNK_ROWS = 65_536
 #: Compressed Parquet bytes per key-hash partition of the dataset-wide checks.
-PARTITION_BYTES = 48 << 20
+PARTITION_BYTES = 4 << 20
 #: (check, dataset, partition): which group a piece of rows belongs to.
 GroupKey = tuple[str, str, int]
 _LABEL_COLUMNS = ("split", "before", "reading", "label", "negative_type")
@@ -149,8 +148,10 @@ def cut_pieces(plan: Plan, unit: Unit, chunk: pa.Table) -> list[tuple[GroupKey, 
     if plan.checks("pairs") and name in ("pairs", "positive_pairs"):
         labels = label_rows(name, chunk)
         if labels is not None:
+            from pandas.util import hash_array
+
             befores = labels.column("before").to_numpy(zero_copy_only=False)
-            part = (pd.util.hash_array(befores.astype(object)) % np.uint64(plan.partitions["labels"])).astype(np.int64)
+            part = (hash_array(befores.astype(object)) % np.uint64(plan.partitions["labels"])).astype(np.int64)
             pieces += _by_partition(labels, part, "labels", "pairs")
     if name == "sentences" and unit.mode == "full" and plan.checks("sentences") and {"split", "text_hash"} <= set(
             chunk.column_names) and registry.DATASETS["sentences"].frame("sentences.leakage").applies(plan.params):
