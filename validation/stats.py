@@ -4,6 +4,7 @@ standard split, negative ratios, manifest reconciliation): computed with pyarrow
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pyarrow as pa
@@ -78,10 +79,23 @@ def _examples(partial: Partial, table: pa.Table, params: SuiteParams, manifest: 
         _targets(partial, table, params, manifest)
 
 
-def _targets(partial: Partial, table: pa.Table, params: SuiteParams, manifest: dict[str, Any] | None) -> None:
-    """Train examples per MEASURE unit, and of CARDINALs of at least the big-number threshold."""
-    from tnforge.tokens import cardinal_value, measure_unit
+@functools.lru_cache(maxsize=1 << 16)
+def measure_unit(before: str) -> str | None:
+    from tnforge.tokens import measure_unit
 
+    return measure_unit(before)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def cardinal_value(before: str) -> int | None:
+    from tnforge.tokens import cardinal_value
+
+    return cardinal_value(before)
+
+
+def _targets(partial: Partial, table: pa.Table, params: SuiteParams, manifest: dict[str, Any] | None) -> None:
+    """Train examples per MEASURE unit, and of CARDINALs of at least the big-number threshold (the
+    functions the build uses, cached: the same tokens recur in every chunk)."""
     train = table.filter(pc.equal(table.column("split"), "train"))
     wanted = [c for c, needed in (("MEASURE", params.measure_min_count), ("CARDINAL", params.cardinal_target))
               if needed is not None]
