@@ -41,6 +41,18 @@ def _to_pandas(table: pa.Table) -> pd.DataFrame:
     return table.to_pandas(split_blocks=True, self_destruct=False)
 
 
+def _widened(frame: pd.DataFrame) -> pd.DataFrame:
+    """Narrow integer and float columns as int64/float64: GX compares those vectorised, others value by value."""
+    import numpy as np
+
+    for column, dtype in frame.dtypes.items():
+        if dtype.kind == "i" and dtype != np.int64 or dtype.kind == "u" and dtype.itemsize < 8:
+            frame[column] = frame[column].astype(np.int64)
+        elif dtype.kind == "f" and dtype != np.float64:
+            frame[column] = frame[column].astype(np.float64)
+    return frame
+
+
 def schema_frame(inputs: FrameInputs) -> pd.DataFrame:
     """One row per expected or found column, and per metadata key, of every file: expected vs found."""
     import pandas as pd
@@ -72,7 +84,7 @@ def rows_frame(name: str, rows: pa.Table) -> pd.DataFrame:
     """A chunk of a dataset's rows, with the derived columns its suite checks (after_is_trivial …)."""
     if name == "examples" and "after" in rows.column_names:
         rows = rows.append_column("after_is_trivial", pc.is_in(rows.column("after"), value_set=trivial_targets()))
-    frame = _to_pandas(rows)
+    frame = _widened(_to_pandas(rows))
     if name in ("pairs", "vocab_pairs") and "label" in frame:
         # A generated reading the covering grammar licenses is kept as acceptable (label 1, licensed) and
         # keeps its negative type for traceability; every other label-1 row is a corpus positive.
