@@ -1,18 +1,23 @@
-"""Benchmark: validate the examples of a 10M-token-sized build (target ≤ 30 s).
+"""Benchmark: validate a ~10M-token build and one 4× larger, each in a fresh process (peak RSS ≤ 600 MB for
+both, time ≤ the build's).
 
-A 10M-token build yields about 1.8M example rows. This script builds the sample corpus (or reuses a built
-directory), replicates its examples with fresh keys up to the wanted row count (keeping every share and
-count ratio, so a good build stays good), scales the manifest to match, and times
-`validate_directory(..., only=["examples", "manifest"])`.
+For each size the shared sample (../shared/data/en_sample.csv) is replicated with fresh sentence ids into
+Kaggle CSV files (as benchmarks/build.py does), built with `tnforge build` (synthetic and random negatives)
+and validated with `tnforge validate` (Data Docs included); every step is a child process, timed, with its
+own peak resident memory (ru_maxrss from wait4). The import of great_expectations alone is measured too.
 
-  python benchmarks/validate.py                       # build the sample, 1.8M rows
-  python benchmarks/validate.py --source out/sample --rows 3600000 --shards 16
+  python benchmarks/validate.py                         # 10M and 40M tokens
+  python benchmarks/validate.py --tokens 2000000 --scales 1 --keep /tmp/bench   # a quick run, kept
+  python benchmarks/validate.py --reuse /tmp/bench      # validate builds kept by an earlier run (its build
+                                                        # times are reported from build-Nx.json)
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import importlib.util
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -20,91 +25,83 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-
-from tnforge import datasets, schemas
-from tnforge.hashing import mix64
-from tnforge.manifest import read_manifest, write_manifest
-
-SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "en_sample.tsv"
+HERE = Path(__file__).resolve().parent
+TARGET_MB = 600
 
 
-def replicate_examples(source: Path, target: Path, rows: int, shards: int) -> int:
-    """Write source's examples `factor` times with fresh keys and sentence ids; returns the factor."""
-    table = datasets.read_dataset(source, "examples")
-    factor = max(1, math.ceil(rows / table.num_rows))
-    keys = table.column("key").to_numpy()
-    sentence_ids = table.column("sentence_id").to_numpy()
-    span = int(sentence_ids.max()) + 1
-    for split in schemas.SPLITS:
-        mask = (table.column("split").to_numpy(zero_copy_only=False) == split)
-        part = table.filter(pa.array(mask))
-        copies = []
-        for replica in range(factor):
-            fresh = mix64(keys[mask] ^ np.uint64(replica * 0x9E3779B97F4A7C15 % 2**64)) if replica else keys[mask]
-            copy = part.set_column(part.schema.get_field_index("key"), "key", pa.array(fresh, pa.uint64()))
-            copy = copy.set_column(copy.schema.get_field_index("sentence_id"), "sentence_id",
-                                   pa.array(sentence_ids[mask] + replica * span, pa.int64()))
-            copies.append(copy)
-        datasets.write_sharded(pa.concat_tables(copies), datasets.dataset_path(target, "examples", split),
-                               schemas.EXAMPLES, shards)
-    return factor
+def _build_module():
+    spec = importlib.util.spec_from_file_location("tnforge_build_benchmark", HERE / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
 
 
-def scaled_manifest(source: Path, target: Path, factor: int) -> None:
-    """The source manifest with every count the validation checks multiplied by the replication factor."""
-    manifest = read_manifest(source)
-    for stats in manifest["splits"].values():
-        for section in ("tokens", "examples"):
-            stats[section] = {cls: n * factor for cls, n in stats[section].items()}
-        for key in ("trivial_tokens", "trivial_examples", "copies", "sampled_out"):
-            if key in stats:
-                stats[key] *= factor
-    for key in ("input_records", "kept", "sampled_out", "excluded", "rejected", "copies_added"):
-        manifest["accounting"][key] *= factor
-    manifest["datasets"] = {"examples": {s: n * factor for s, n in manifest["datasets"]["examples"].items()}}
-    manifest.pop("rejects_by_reason", None)
-    write_manifest(target, manifest)
+def measured(command: list[str]) -> tuple[float, float]:
+    """Run a child process; (wall seconds, its peak resident MB). Raises if it fails."""
+    with tempfile.TemporaryFile() as log:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            log.seek(0)
+            tail = log.read().decode(errors="replace")[-2000:]
+            raise SystemExit(f"{' '.join(command)} exited with {process.returncode}:\n{tail}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def tnforge(*args: str) -> list[str]:
+    return [sys.executable, "-m", "tnforge", *args]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--source", type=Path, help="a built dataset directory (default: build the sample)")
-    parser.add_argument("--rows", type=int, default=1_800_000, help="example rows to validate")
-    parser.add_argument("--shards", type=int, default=8)
-    parser.add_argument("--work", type=Path, help="scratch directory (default: a temporary one)")
-    parser.add_argument("--docs", action="store_true", help="also render the Data Docs")
+    parser.add_argument("--tokens", type=int, default=10_000_000, help="tokens of the smaller build")
+    parser.add_argument("--scales", default="1,4", help="build sizes as multiples of --tokens")
+    parser.add_argument("--files", type=int, default=8, help="CSV files per corpus")
+    parser.add_argument("--keep", type=Path, help="keep corpora and builds in this folder")
+    parser.add_argument("--reuse", type=Path, help="validate the builds kept in this folder (no building)")
     args = parser.parse_args()
-    work = args.work or Path(tempfile.mkdtemp(prefix="tnforge-validate-bench-"))
-    source = args.source
-    if source is None:
-        source = work / "sample"
-        command = shutil.which("tnforge") or str(Path(sys.executable).parent / "tnforge")
-        subprocess.run([command, "build", str(SAMPLE), "--out", str(source)], check=True, capture_output=True)
-    big = work / "big"
-    shutil.rmtree(big, ignore_errors=True)
-    big.mkdir(parents=True)
-    clock = time.perf_counter()
-    factor = replicate_examples(source, big, args.rows, args.shards)
-    scaled_manifest(source, big, factor)
-    print(f"wrote {factor} replicas of {source}'s examples in {time.perf_counter() - clock:.1f} s", file=sys.stderr)
-
-    clock = time.perf_counter()
-    import great_expectations  # noqa: F401  (timed apart: paid once per process)
-
-    from tnforge.validation import validate_directory
-
-    imported = time.perf_counter() - clock
-    report = validate_directory(big, only=["examples", "manifest"], render_docs=args.docs)
-    rows = report.results["examples"].rows
-    print(report.format_table())
-    print(f"\nexample rows: {rows:,}  files: {len(datasets.dataset_files(big, 'examples'))}")
-    print(f"import great_expectations: {imported:.1f} s")
-    for name, seconds in report.timings.items():
-        print(f"  {name:<10} {seconds:6.1f} s")
-    print(f"validate_directory total: {report.seconds:.1f} s  (target ≤ 30 s)  success={report.success}")
-    if args.work is None:
+    work = args.reuse or args.keep or Path(tempfile.mkdtemp(prefix="tnforge-validate-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    seconds, peak = measured([sys.executable, "-c", "import great_expectations"])
+    print(f"import great_expectations alone: {seconds:.1f} s, peak {peak:,.0f} MB", flush=True)
+    rows = []
+    for scale in (int(s) for s in args.scales.split(",")):
+        tokens = args.tokens * scale
+        out = work / f"build-{scale}x"
+        record = work / f"build-{scale}x.json"
+        build_s = float("nan")
+        if args.reuse is not None and record.exists():
+            kept = json.loads(record.read_text())
+            tokens, build_s = kept["tokens"], kept["seconds"]
+        if args.reuse is None:
+            corpus = work / f"corpus-{scale}x"
+            corpus.mkdir(exist_ok=True)
+            paths, tokens = _build_module().make_corpus(corpus, tokens, args.files)
+            build_s, build_mb = measured(tnforge("build", *map(str, paths), "--out", str(out), "--overwrite",
+                                                 "--negatives", "synthetic,random", "--ratio", "10"))
+            print(f"{scale}x: built {tokens:,} tokens in {build_s:.1f} s (peak {build_mb:,.0f} MB)", flush=True)
+            record.write_text(json.dumps({"tokens": tokens, "seconds": build_s, "peak_mb": build_mb}))
+            if not args.keep:
+                shutil.rmtree(corpus, ignore_errors=True)
+        shutil.rmtree(out / "validation", ignore_errors=True)
+        validate_s, validate_mb = measured(tnforge("validate", str(out), "-q"))
+        files = sum(1 for _ in out.rglob("*.parquet"))
+        size = sum(p.stat().st_size for p in out.rglob("*.parquet")) / 1e6
+        print(f"{scale}x: validated {files} files ({size:,.0f} MB of Parquet) in {validate_s:.1f} s, "
+              f"peak {validate_mb:,.0f} MB", flush=True)
+        rows.append((scale, tokens, build_s, validate_s, validate_mb, files, size))
+    print("\n| build | tokens | Parquet | build | validate | validate peak RSS |")
+    print("|---|---|---|---|---|---|")
+    for scale, tokens, build_s, validate_s, validate_mb, files, size in rows:
+        print(f"| {scale}x | {tokens:,} | {files} files, {size:,.0f} MB | {build_s:.1f} s | {validate_s:.1f} s "
+              f"| {validate_mb:,.0f} MB |")
+    ok = all(mb <= TARGET_MB and (b != b or v <= b) for _, _, b, v, mb, _, _ in rows)
+    print(f"\ntarget: peak RSS ≤ {TARGET_MB} MB and validate ≤ build, for every size: {'met' if ok else 'NOT met'}")
+    if not (args.keep or args.reuse):
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -190,7 +190,8 @@ def build_dataset(config: BuildConfig, negatives: NegativesConfig | None = None,
         from tnforge.validation import validate_directory
 
         log(f"validating {config.out}")
-        report = validate_directory(config.out)
+        # On the runner the build ran on (shard by shard; in this process when no Beam option was given).
+        report = validate_directory(config.out, pipeline_args=list(config.pipeline_args) or None)
         echo("\n" + report.format_table())
         echo(report.verdict())
         if not report.success:

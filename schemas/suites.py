@@ -29,6 +29,11 @@ REPORTED_TOLERANCE = 1e-6
 RATIO_TOLERANCE = 0.10
 #: Datasets whose files sit in split folders (all but rejects and hypotheses).
 SPLIT_DATASETS = frozenset({"examples", "sentences", "positive_pairs", "pairs", "vocab_pairs"})
+#: The columns that identify a row of each dataset (unique across the dataset).
+ID_COLUMNS: dict[str, tuple[str, ...]] = {
+    "examples": ("key", "copy"), "sentences": ("key",), "positive_pairs": ("split", "key"), "rejects": ("key",),
+    "pairs": ("key",), "vocab_pairs": ("split", "key"), "hypotheses": ("key", "rank"),
+}
 #: Split pairs checked for leakage: (later split, earlier split); the rate is relative to the first.
 LEAK_PAIRS: tuple[tuple[str, str], ...] = (("dev", "train"), ("test", "train"), ("test", "dev"))
 
@@ -120,14 +125,9 @@ def _where(condition: Any) -> dict[str, Any]:
     return {"row_condition": condition}
 
 
-def _common_rows(dataset: str, id_columns: list[str], nonempty: list[str]) -> list[Any]:
+def _common_rows(dataset: str, nonempty: list[str]) -> list[Any]:
     gxe = _gxe()
     found = []
-    if len(id_columns) == 1:
-        found.append(gxe.ExpectColumnValuesToBeUnique(column=id_columns[0], description=f"{id_columns[0]} unique"))
-    else:
-        found.append(gxe.ExpectCompoundColumnsToBeUnique(
-            column_list=id_columns, description=f"ids ({', '.join(id_columns)}) unique"))
     for column in nonempty:
         found.append(gxe.ExpectColumnValueLengthsToBeBetween(
             column=column, min_value=1, description=f"{column} non-empty"))
@@ -158,6 +158,20 @@ def _labelled(kind_column: str) -> list[Any]:
 # --- suites: one function per frame, named after it (frame examples.rows → examples_rows) ------------
 
 
+def unique_ids(dataset: str) -> Any:
+    """The suite of frame DATASET.ids: the dataset's id columns unique (checked per key-hash partition)."""
+    columns = list(ID_COLUMNS[dataset])
+
+    def suite(params: SuiteParams) -> list[Any]:
+        gxe = _gxe()
+        if len(columns) == 1:
+            return [gxe.ExpectColumnValuesToBeUnique(column=columns[0], description=f"{columns[0]} unique")]
+        return [gxe.ExpectCompoundColumnsToBeUnique(column_list=columns, description=f"ids ({', '.join(columns)}) unique")]
+
+    suite.__name__ = f"{dataset}_ids"
+    return suite
+
+
 def file_schema(params: SuiteParams) -> list[Any]:
     """Each file's columns, types and metadata equal the schema's (frame DATASET.schema)."""
     gxe = _gxe()
@@ -173,7 +187,7 @@ def file_schema(params: SuiteParams) -> list[Any]:
 
 def examples_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
-    found = _common_rows("examples", ["key", "copy"], ["before", "after"])
+    found = _common_rows("examples", ["before", "after"])
     found += [
         gxe.ExpectColumnPairValuesToBeEqual(
             column_A="trivial", column_B="after_is_trivial", description="trivial exactly when after is the self or sil marker"),
@@ -185,24 +199,31 @@ def examples_rows(params: SuiteParams) -> list[Any]:
         gxe.ExpectColumnValuesToMatchRegex(
             column="input", regex="<norm> .+ </norm>", description="input has the token between the norm markers"),
     ]
+    return found
+
+
+def examples_shares(params: SuiteParams) -> list[Any]:
+    """Trivial shares per split (frame examples.shares: one row per split, its share of trivial examples)."""
+    gxe = _gxe()
+    found: list[Any] = []
     if params.trivial_fraction is not None:
         target = params.trivial_fraction
         low = target - TRIVIAL_TOLERANCE if params.trivial_sampled else 0.0
         found.append(gxe.ExpectColumnMeanToBeBetween(
-            column="trivial", min_value=max(low, 0.0), max_value=min(target + TRIVIAL_TOLERANCE, 1.0),
+            column="share", min_value=max(low, 0.0), max_value=min(target + TRIVIAL_TOLERANCE, 1.0),
             description=f"trivial share of train within ±{TRIVIAL_TOLERANCE * 100:g} points of {target:g}"
             if params.trivial_sampled else f"trivial share of train at most {target:g} (source had fewer)",
             **_where(_col("split") == "train")))
     if params.reported_trivial_share is not None:
         share = params.reported_trivial_share
         found.append(gxe.ExpectColumnMeanToBeBetween(
-            column="trivial", min_value=share - REPORTED_TOLERANCE, max_value=share + REPORTED_TOLERANCE,
+            column="share", min_value=share - REPORTED_TOLERANCE, max_value=share + REPORTED_TOLERANCE,
             description=f"trivial share of train equals the manifest's {share:.6f}", **_where(_col("split") == "train")))
     for split in ("dev", "test"):
         share = params.source_trivial_share.get(split)
         if share is not None:
             found.append(gxe.ExpectColumnMeanToBeBetween(
-                column="trivial", min_value=share - REPORTED_TOLERANCE, max_value=share + REPORTED_TOLERANCE,
+                column="share", min_value=share - REPORTED_TOLERANCE, max_value=share + REPORTED_TOLERANCE,
                 description=f"trivial share of {split} equals the source's {share:.6f} (never resampled)",
                 **_where(_col("split") == split)))
     return found
@@ -246,7 +267,7 @@ def examples_standard_split(params: SuiteParams) -> list[Any]:
 
 def sentences_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
-    return _common_rows("sentences", ["key"], ["written"]) + [
+    return _common_rows("sentences", ["written"]) + [
         gxe.ExpectColumnValuesToBeBetween(column="n_tokens", min_value=1, description="n_tokens ≥ 1"),
         gxe.ExpectColumnValuesToNotBeNull(column="text_hash", description="text_hash present"),
     ]
@@ -268,7 +289,7 @@ def sentences_leakage(params: SuiteParams) -> list[Any]:
 
 def positive_pairs_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
-    return _common_rows("positive_pairs", ["split", "key"], ["before", "after"]) + [
+    return _common_rows("positive_pairs", ["before", "after"]) + [
         gxe.ExpectColumnValuesToNotBeInSet(
             column="after", value_set=sorted(TRIVIAL_TARGETS), description="only non-trivial readings"),
         gxe.ExpectColumnValuesToBeBetween(column="count", min_value=1, description="count ≥ 1"),
@@ -277,14 +298,20 @@ def positive_pairs_rows(params: SuiteParams) -> list[Any]:
 
 def pairs_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
-    found = _common_rows("pairs", ["key"], ["before", "reading"]) + _labelled("negative_type")
-    found.append(gxe.ExpectColumnValuesToBeInSet(
-        column="equals_positive", value_set=[False], description="no negative equal to a positive of the same input (in any class or split)",))
+    found = _common_rows("pairs", ["before", "reading"]) + _labelled("negative_type")
     if params.negative_kinds:
         found.append(gxe.ExpectColumnValuesToBeInSet(
             column="negative_type", value_set=list(params.negative_kinds),
             description="negative types among the manifest's kinds", **_where(_col("label") == 0)))
     return found
+
+
+def pairs_labels(params: SuiteParams) -> list[Any]:
+    """Label consistency (frame pairs.labels, per partition of inputs): no (before, reading) both ways."""
+    gxe = _gxe()
+    return [gxe.ExpectColumnValuesToBeInSet(
+        column="equals_positive", value_set=[False],
+        description="no negative equal to a positive of the same input (in any class or split)")]
 
 
 def pairs_ratios(params: SuiteParams) -> list[Any]:
@@ -304,19 +331,19 @@ def pairs_ratios(params: SuiteParams) -> list[Any]:
 
 
 def vocab_pairs_rows(params: SuiteParams) -> list[Any]:
-    return _common_rows("vocab_pairs", ["split", "key"], ["before", "word"]) + _labelled("negative_type")
+    return _common_rows("vocab_pairs", ["before", "word"]) + _labelled("negative_type")
 
 
 def rejects_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
-    return _common_rows("rejects", ["key"], ["source", "reason"]) + [
+    return _common_rows("rejects", ["source", "reason"]) + [
         gxe.ExpectColumnValuesToBeBetween(column="line", min_value=0, description="line ≥ 0"),
     ]
 
 
 def hypotheses_rows(params: SuiteParams) -> list[Any]:
     gxe = _gxe()
-    return _common_rows("hypotheses", ["key", "rank"], ["before", "input"]) + [
+    return _common_rows("hypotheses", ["before", "input"]) + [
         gxe.ExpectColumnValuesToBeBetween(column="rank", min_value=0, description="rank ≥ 0"),
         gxe.ExpectColumnValuesToBeBetween(
             column="score", max_value=1e-4, description="score is a log-probability (≤ 0)"),

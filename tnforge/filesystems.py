@@ -340,11 +340,17 @@ def read_parquet(path: str | os.PathLike, columns: list[str] | None = None) -> A
         return pq.read_table(handle, columns=columns)
 
 
-def parquet_file(path: str | os.PathLike) -> Any:
-    """A `pyarrow.parquet.ParquetFile` of a local or remote file (remote: read in ranges as asked)."""
+def parquet_file(path: str | os.PathLike, download: bool = False) -> Any:
+    """A `pyarrow.parquet.ParquetFile` of a local or remote file. Remote: read in ranges as asked, or, with
+    `download` (for reading a whole shard), fetched in one request into memory."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    return pq.ParquetFile(open_seekable(path) if is_remote(str(path)) else path)
+    if not is_remote(str(path)):
+        return pq.ParquetFile(path)
+    if download:
+        return pq.ParquetFile(pa.BufferReader(read_bytes(path)))
+    return pq.ParquetFile(open_seekable(path))
 
 
 def open_arrow_file(path: str):

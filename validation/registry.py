@@ -1,7 +1,10 @@
 """The one table of what is validated: each dataset (and the manifest) → its frames, in order, each frame
-with its builder (`frames`) and its expectation suite (`tnforge.schemas.suites`).
+with its stage, its builder and its expectation suite (`tnforge.schemas.suites`).
 
-To check something new, add a builder and a suite function and list them here.
+Stages: "rows" frames are built and checked per chunk of a shard (`shards`), "group" frames per key-hash
+partition of the whole dataset (`groups`: id uniqueness, label consistency), "final" frames once, from
+the counts every shard contributed (`frames`). To check something new, add a builder and a suite function
+and list them here.
 """
 
 from __future__ import annotations
@@ -28,11 +31,12 @@ class Frame:
     """One frame: how it is built, the expectations run on it, and when it is checked at all."""
 
     name: str  # DATASET.KIND
-    build: Callable[[frames.FrameInputs], pd.DataFrame]
+    build: Callable[..., pd.DataFrame] | None  # final: (FrameInputs); rows: (dataset, table); group: (table)
     expectations: Callable[[SuiteParams], list[Any]]
     applies: Callable[[SuiteParams], bool] = _always
     index: tuple[str, ...] | None = None  # columns naming an offending row (None: every column)
     note: Callable[[pd.DataFrame, SuiteParams], str] | None = None  # a line for the report's notes
+    stage: str = "final"  # "rows" | "group" | "final"
 
     def suite(self, params: SuiteParams) -> ExpectationSuite:
         """The GX suite of this frame for a build's parameters."""
@@ -53,11 +57,17 @@ class Dataset:
     frames: tuple[Frame, ...]
     columns: tuple[str, ...] | None = None  # columns the frames read (None: the whole schema)
 
+    def frame(self, name: str) -> Frame:
+        return next(frame for frame in self.frames if frame.name == name)
+
 
 def _checked(dataset: str, rows: Callable[[SuiteParams], list[Any]], index: tuple[str, ...]) -> tuple[Frame, ...]:
-    """The two frames of every dataset: each file's schema, and the rows with `rows`' expectations."""
+    """The three frames of every dataset: each file's schema, the rows with `rows`' expectations (per chunk),
+    and the ids (per key-hash partition)."""
     return (Frame(f"{dataset}.schema", frames.schema_frame, suites.file_schema),
-            Frame(f"{dataset}.rows", frames.rows_frame, rows, index=index))
+            Frame(f"{dataset}.rows", frames.rows_frame, rows, index=index, stage="rows"),
+            Frame(f"{dataset}.ids", None, suites.unique_ids(dataset),
+                  index=tuple(dict.fromkeys((*suites.ID_COLUMNS[dataset], *index))), stage="group"))
 
 
 def _standard_split(params: SuiteParams) -> bool:
@@ -72,6 +82,7 @@ def _split_by_text(params: SuiteParams) -> bool:
 DATASETS: dict[str, Dataset] = {
     "examples": Dataset(
         (*_checked("examples", suites.examples_rows, ("split", "source", "line")),
+         Frame("examples.shares", frames.shares_frame, suites.examples_shares),
          Frame("examples.upsampling", frames.upsampling_frame, suites.examples_upsampling),
          Frame("examples.standard_split", frames.standard_split_frame, suites.examples_standard_split,
                applies=_standard_split)),
@@ -85,7 +96,9 @@ DATASETS: dict[str, Dataset] = {
     "rejects": Dataset(_checked("rejects", suites.rejects_rows, ("source", "line"))),
     "pairs": Dataset(
         (*_checked("pairs", suites.pairs_rows, ("split", "before", "reading", "negative_type")),
-         Frame("pairs.ratios", frames.ratios_frame, suites.pairs_ratios))),  # reads pairs.rows
+         Frame("pairs.labels", None, suites.pairs_labels, index=("split", "before", "reading", "negative_type"),
+               stage="group"),
+         Frame("pairs.ratios", frames.ratios_frame, suites.pairs_ratios))),
     "vocab_pairs": Dataset(_checked("vocab_pairs", suites.vocab_pairs_rows, ("split", "before", "word"))),
     "hypotheses": Dataset(_checked("hypotheses", suites.hypotheses_rows, ("key", "rank"))),
     "manifest": Dataset((Frame("manifest.datasets", frames.manifest_datasets_frame, suites.manifest_datasets),

@@ -55,11 +55,11 @@ class DatasetResult:
 class ValidationReport:
     """The outcome of validating a dataset directory: per-dataset results, notes, and where docs went."""
 
-    root: Path
+    root: Path | str  # a local folder, or a gs:// URI
     results: dict[str, DatasetResult] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    results_dir: Path | None = None
-    docs_index: Path | None = None
+    results_dir: Path | str | None = None
+    docs_index: Path | str | None = None
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)  # seconds per dataset, "docs", "start"
 

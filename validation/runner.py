@@ -1,88 +1,44 @@
-"""Run the registry's suites on a dataset directory in one ephemeral Great Expectations context: the runner
-behind `tnforge validate`. Results go to DIR/validation/*.json, Data Docs to DIR/validation/docs.
+"""`validate_directory`, the runner behind `tnforge validate`: shard by shard, in bounded memory.
+
+Each file is read a chunk at a time and its rows suite run per chunk (`shards`); the dataset-wide checks
+run per key-hash partition (`groups`); the aggregate frames are built from the counts every shard
+contributed (`frames`). By default this runs in this process; with Beam options (`pipeline_args`) the
+same per-shard work runs as a Beam pipeline (`beam_job`). Results go to DIR/validation/*.json and Data
+Docs to DIR/validation/docs, local or gs:// alike.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
-from tnforge.manifest import check_input, read_manifest
+from tnforge import schemas
+from tnforge.filesystems import is_remote, join, matching, write_bytes
+from tnforge.manifest import check_input, has_manifest, read_manifest
 from tnforge.progress import quiet_library_logs
 from tnforge.schemas import suites
 from tnforge.validation import registry
+from tnforge.validation.combine import SHOWN, Partial
 from tnforge.validation.docs import finish_docs
-from tnforge.validation.frames import FrameInputs
-from tnforge.validation.reading import present_datasets, read_rows
+from tnforge.validation.engine import Engine, import_gx
+from tnforge.validation.frames import FrameInputs, rows_frame
+from tnforge.validation.groups import Shuffle, labels_frame, validate_group
+from tnforge.validation.reading import present_datasets
 from tnforge.validation.report import CheckResult, DatasetResult, ValidationReport
+from tnforge.validation.shards import CHUNK_ROWS, Plan, Unit, make_plan, validate_shard
 
 if TYPE_CHECKING:
     import pandas as pd
 
 RESULTS_DIR = "validation"
-#: Most offending values shown per failed expectation.
-SHOWN = 3
-
-
-class GXContext:
-    """One ephemeral GX context; validates frames and keeps their results for the JSON files and the docs."""
-
-    SITE = "tnforge"
-
-    def __init__(self, docs_dir: Path) -> None:
-        os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
-        import great_expectations as gx
-        from great_expectations.data_context.types.base import ProgressBarsConfig
-
-        self.gx = gx
-        self.context = gx.get_context(mode="ephemeral")
-        self.context.variables.progress_bars = ProgressBarsConfig(globally=False)
-        self._drop_default_site()
-        self.context.add_data_docs_site(site_name=self.SITE, site_config={
-            "class_name": "SiteBuilder",
-            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(docs_dir)},
-            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
-        })
-        self.source = self.context.data_sources.add_pandas("tnforge")
-        self.results: dict[str, Any] = {}
-
-    def _drop_default_site(self) -> None:
-        """Remove the ephemeral context's own docs site and the empty temporary folder it made for it."""
-        import shutil
-
-        sites = dict(self.context.variables.data_docs_sites or {})
-        for name, config in list(sites.items()):
-            folder = (config.get("store_backend") or {}).get("base_directory")
-            if folder and Path(folder).is_dir() and not any(Path(folder).iterdir()):
-                shutil.rmtree(folder, ignore_errors=True)
-            sites.pop(name)
-        self.context.variables.data_docs_sites = sites
-
-    def validate(self, frame: registry.Frame, data: pd.DataFrame, suite: Any) -> Any:
-        """Run a suite on a frame's data; the result is also kept under the frame's name."""
-        gx = self.gx
-        asset = self.source.add_dataframe_asset(name=frame.name)
-        batch = asset.add_batch_definition_whole_dataframe(frame.name)
-        suite = self.context.suites.add(suite)
-        definition = self.context.validation_definitions.add(
-            gx.ValidationDefinition(name=frame.name, data=batch, suite=suite))
-        index = frame.index_columns(list(data.columns))
-        result_format: dict[str, Any] = {"result_format": "SUMMARY", "partial_unexpected_count": SHOWN}
-        if index:
-            result_format["unexpected_index_column_names"] = index
-        result = definition.run(batch_parameters={"dataframe": data}, result_format=result_format)
-        self.results[frame.name] = result
-        return result
-
-    def build_docs(self) -> None:
-        self.context.build_data_docs(site_names=[self.SITE])
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -90,8 +46,8 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _exception_message(result: Any) -> str | None:
-    info = result.exception_info or {}
+def _exception_message(item: dict[str, Any]) -> str | None:
+    info = item.get("exception_info") or {}
     entries = [info] if "raised_exception" in info else list(info.values())
     for entry in entries:
         if isinstance(entry, dict) and entry.get("raised_exception"):
@@ -99,12 +55,12 @@ def _exception_message(result: Any) -> str | None:
     return None
 
 
-def describe_observed(result: Any) -> str:
+def describe_observed(item: dict[str, Any]) -> str:
     """What an expectation saw, in one line: the observed value, or the offending values and how many."""
-    error = _exception_message(result)
+    error = _exception_message(item)
     if error:
         return f"error: {error}"
-    found = result.result or {}
+    found = item.get("result") or {}
     if "observed_value" in found:
         return _short(found["observed_value"])
     unexpected = found.get("unexpected_count") or 0
@@ -116,45 +72,25 @@ def describe_observed(result: Any) -> str:
     return f"0 of {found.get('element_count', 0):,} rows unexpected"
 
 
-def _collect(result: DatasetResult, frame_name: str, validation: Any) -> None:
-    for item in validation.results:
-        config = item.expectation_config
+def _collect(result: DatasetResult, frame_name: str, validation: dict[str, Any]) -> None:
+    for item in validation["results"]:
+        config = item["expectation_config"]
         result.checks.append(CheckResult(
-            frame=frame_name,
-            expectation=config.type,
-            description=config.description or config.type,
-            success=bool(item.success),
-            observed=describe_observed(item),
-            informational=bool((config.meta or {}).get("informational")),
-        ))
+            frame=frame_name, expectation=config["type"], description=config.get("description") or config["type"],
+            success=bool(item["success"]), observed=describe_observed(item),
+            informational=bool((config.get("meta") or {}).get("informational"))))
+
+
+def frame_error(frame: str, error: Exception | str) -> CheckResult:
+    """The failed check standing for a frame that could not be built or checked from the files."""
+    text = error if isinstance(error, str) else f"error: {type(error).__name__}: {error}"
+    return CheckResult(frame=frame, expectation="frame_built", description=f"{frame} could be built and checked",
+                       success=False, observed=_short(text, 400))
 
 
 def _progress(message: str, quiet: bool) -> None:
     if not quiet:
         print(message, file=sys.stderr, flush=True)
-
-
-def _check_frames(inputs: FrameInputs, result: DatasetResult, context: GXContext, report: ValidationReport) -> None:
-    """Build each registered frame of `inputs.dataset` that applies, and run its suite (when it has one)."""
-    params = inputs.params
-    for frame in registry.DATASETS[inputs.dataset].frames:
-        if not frame.applies(params):
-            continue
-        try:
-            data = inputs.frames[frame.name] = frame.build(inputs)
-            if frame.note is not None:
-                report.notes.append(frame.note(data, params))
-            suite = frame.suite(params)
-            if suite.expectations:
-                _collect(result, frame.name, context.validate(frame, data, suite))
-        except Exception as error:  # bad data is a failed check, never a crash of the whole run
-            result.checks.append(frame_error(frame.name, error))
-
-
-def frame_error(frame: str, error: Exception) -> CheckResult:
-    """The failed check standing for a frame that could not be built or checked from the files."""
-    return CheckResult(frame=frame, expectation="frame_built", description=f"{frame} could be built and checked",
-                       success=False, observed=_short(f"error: {type(error).__name__}: {error}", 400))
 
 
 def validate_directory(
@@ -164,82 +100,169 @@ def validate_directory(
     only: Iterable[str] | None = None,
     render_docs: bool = True,
     quiet: bool = True,
+    pipeline_args: Sequence[str] | None = None,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> ValidationReport:
-    """Validate every dataset present in a dataset directory; write JSON results and Data Docs.
+    """Validate every dataset present in a dataset directory (local or gs://); write JSON results and Data Docs.
 
-    Results go to `ROOT/validation/*.json`, Data Docs to `docs_dir` (default `ROOT/validation/docs`).
-    `only` restricts the run to some datasets (names as in `tnforge.schemas.SCHEMAS`, plus "manifest");
-    `render_docs=False` skips the Data Docs. Great Expectations' INFO log lines are silenced meanwhile.
+    Results go to `ROOT/validation/*.json`, Data Docs to `docs_dir` (default `ROOT/validation/docs`), both
+    local or remote like ROOT. `only` restricts the run to some datasets (names as in
+    `tnforge.schemas.SCHEMAS`, plus "manifest"); `render_docs=False` skips the Data Docs; `pipeline_args`
+    (Beam options, e.g. ["--runner=DirectRunner"]) runs the per-shard work as a Beam pipeline.
     """
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
-    import great_expectations  # noqa: F401 - imported before its loggers are quieted
-    import great_expectations.data_context.types.base  # noqa: F401 - sets its logger to INFO on import
-
+    import_gx()
     with quiet_library_logs():
-        return _validate_directory(root, docs_dir, only, render_docs, quiet)
+        return _validate(str(root), docs_dir, only, render_docs, quiet, pipeline_args, chunk_rows)
 
 
-def _validate_directory(root: str | os.PathLike, docs_dir: str | os.PathLike | None, only: Iterable[str] | None,
-                        render_docs: bool, quiet: bool) -> ValidationReport:
-    """The work of `validate_directory` (its library loggers already quiet)."""
+def _exists(root: str) -> bool:
+    if is_remote(root):
+        return has_manifest(root) or bool(matching(root.rstrip("/") + "/**"))
+    return Path(root).is_dir()
+
+
+def _validate(root: str, docs_dir: str | os.PathLike | None, only: Iterable[str] | None, render_docs: bool,
+              quiet: bool, pipeline_args: Sequence[str] | None, chunk_rows: int) -> ValidationReport:
     started = time.perf_counter()
-    root = Path(root)
-    if not root.is_dir():
+    if not _exists(root):
         raise FileNotFoundError(f"{root}: not a directory")
-    wanted = set(only) if only is not None else None
-    unknown = sorted((wanted or set()) - set(registry.DATASETS))
+    chosen = set(only) if only is not None else None
+    unknown = sorted((chosen or set()) - set(registry.DATASETS))
     if unknown:
         raise ValueError(f"unknown dataset(s) {', '.join(unknown)}; choose from {', '.join(registry.DATASETS)}")
     check_input(root)
     manifest = read_manifest(root, missing_ok=True)
     params = suites.params_from_manifest(manifest)
-    present = {n: f for n, f in present_datasets(root).items() if wanted is None or n in wanted}
-    report = ValidationReport(root=root, results_dir=root / RESULTS_DIR)
+    present = present_datasets(root)
+    checked = [n for n in present if chosen is None or n in chosen]
+    wanted = checked + (["manifest"] if manifest is not None and (chosen is None or "manifest" in chosen) else [])
+    results_dir = join(root, RESULTS_DIR) if is_remote(root) else Path(root) / RESULTS_DIR
+    report = ValidationReport(root=root if is_remote(root) else Path(root), results_dir=results_dir)
     if not present:
         report.notes.append("no dataset found (no Parquet files in the tnforge layout)")
-    docs = (Path(docs_dir) if docs_dir is not None else root / RESULTS_DIR / "docs").resolve()
-    context = GXContext(docs)
+    engine = Engine(params)
+    plan, units = make_plan(root, manifest, params, wanted, present, chunk_rows)
     report.timings["start"] = time.perf_counter() - started
-    tables: dict[str, pa.Table] = {}
-    for name, files in present.items():
-        _progress(f"validating {name} ({len(files)} files)…", quiet)
-        clock = time.perf_counter()
-        result = report.results[name] = DatasetResult(name)
-        problems: list[str] = []
-        try:
-            tables[name] = read_rows(name, files, registry.DATASETS[name].columns, problems)
-        except Exception as error:  # e.g. files whose columns cannot be combined
-            tables[name] = pa.table({})
-            result.checks.append(frame_error(f"{name}.rows", error))
-        report.notes.extend(f"{name}: {problem}" for problem in problems)
-        result.rows = tables[name].num_rows
-        _check_frames(FrameInputs(root, manifest, params, name, files, tables), result, context, report)
-        report.timings[name] = time.perf_counter() - clock
-    if manifest is not None and (wanted is None or "manifest" in wanted):
-        clock = time.perf_counter()
-        result = report.results["manifest"] = DatasetResult("manifest")
-        inputs = FrameInputs(root, manifest, params, "manifest", [], tables)
-        _check_frames(inputs, result, context, report)
-        result.rows = sum(len(frame) for frame in inputs.frames.values())
-        report.timings["manifest"] = time.perf_counter() - clock
-    elif manifest is None:
+    clock = time.perf_counter()
+    if pipeline_args:
+        from tnforge.validation.beam_job import run_pipeline
+
+        _progress(f"validating {len(units)} files as a Beam pipeline…", quiet)
+        partial = run_pipeline(plan, units, pipeline_args, str(results_dir))
+    else:
+        partial = _run_here(engine, plan, units, quiet)
+    report.timings["shards"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    stored = _finish(report, engine, plan, partial, present, checked, "manifest" in wanted)
+    if manifest is None:
         report.notes.append("no manifest.json: manifest reconciliation and build targets not checked")
+    report.timings["final"] = time.perf_counter() - clock
     report.seconds = time.perf_counter() - started
-    _write_results(report, context.results)
+    for frame_name, result in stored.items():
+        _write(join(str(results_dir), f"{frame_name}.json"), result)
     if render_docs:
         _progress("rendering Data Docs…", quiet)
         clock = time.perf_counter()
-        context.build_docs()
-        report.docs_index = finish_docs(docs, report)
+        docs = str(docs_dir) if docs_dir is not None else join(str(results_dir), "docs")
+        report.docs_index = _render_docs(engine, report, docs)
         report.timings["docs"] = time.perf_counter() - clock
     report.seconds = time.perf_counter() - started
-    (report.results_dir / "summary.json").write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    write_bytes(join(str(results_dir), "summary.json"),
+                json.dumps(report.to_dict(), indent=2, ensure_ascii=False).encode("utf-8"))
     return report
 
 
-def _write_results(report: ValidationReport, results: dict[str, Any]) -> None:
-    assert report.results_dir is not None
-    report.results_dir.mkdir(parents=True, exist_ok=True)
-    for frame_name, result in results.items():
-        path = report.results_dir / f"{frame_name}.json"
-        path.write_text(json.dumps(result.to_json_dict(), indent=2, ensure_ascii=False, default=str))
+def _run_here(engine: Engine, plan: Plan, units: list[Unit], quiet: bool) -> Partial:
+    """The default run: every file in this process, then every partition (pieces grouped by `Shuffle`)."""
+    partial, shuffle = Partial(), Shuffle()
+    try:
+        for index, unit in enumerate(units):
+            if index == 0 or units[index - 1].dataset != unit.dataset:
+                count = sum(u.dataset == unit.dataset for u in units)
+                _progress(f"validating {unit.dataset} ({count} files)…", quiet)
+            found, pieces = validate_shard(engine, plan, unit)
+            partial.merge(found)
+            for key, table in pieces:
+                shuffle.add(key, table)
+        for key, table in shuffle.groups():
+            partial.merge(validate_group(engine, plan, key, table))
+    finally:
+        shuffle.close()
+    return partial
+
+
+def _finish(report: ValidationReport, engine: Engine, plan: Plan, partial: Partial, present: dict[str, list],
+            checked: list[str], with_manifest: bool) -> dict[str, dict[str, Any]]:
+    """Turn the combined partial into the report's checks: combined per-chunk and per-partition results,
+    then the aggregate frames; the GX results of every frame (also kept in the engine for the Data Docs)."""
+    run_time = datetime.now(UTC)
+    stored: dict[str, dict[str, Any]] = {}
+    report.notes.extend(text for _, text in partial.notes)
+    for name in [*checked, *(["manifest"] if with_manifest else [])]:
+        result = report.results[name] = DatasetResult(name, rows=partial.rows.get(name, 0))
+        inputs = FrameInputs(plan.root, plan.manifest, plan.params, name, partial, present)
+        built = 0
+        for frame in registry.DATASETS[name].frames:
+            if not frame.applies(plan.params):
+                continue
+            try:
+                validation = partial.suite_result(frame.name) if frame.stage != "final" else None
+                if frame.stage != "final" and validation is None and frame.name not in partial.errors:
+                    validation = engine.validate(frame, empty_frame(name, frame), SHOWN)  # a dataset without rows
+                if frame.stage == "final":
+                    data = frame.build(inputs)
+                    built += len(data)
+                    if frame.note is not None:
+                        report.notes.append(frame.note(data, plan.params))
+                    if engine.has_expectations(frame):
+                        validation = engine.validate(frame, data, SHOWN)
+                if validation is not None:
+                    _collect(result, frame.name, validation)
+                    engine.store(frame.name, validation, run_time)
+                    stored[frame.name] = validation
+                if frame.name in partial.errors:
+                    result.checks.append(frame_error(frame.name, partial.errors[frame.name][1]))
+            except Exception as error:  # bad data is a failed check, never a crash of the whole run
+                result.checks.append(frame_error(frame.name, error))
+        if name == "manifest":
+            result.rows = built
+    return stored
+
+
+def empty_frame(name: str, frame: registry.Frame) -> pd.DataFrame:
+    """The frame of a dataset without rows, with the columns the frame's suite reads."""
+    import pyarrow as pa
+
+    schema = schemas.SCHEMAS[name]
+    if frame.stage == "rows":
+        columns = registry.DATASETS[name].columns or schema.names
+        table = pa.schema([schema.field(c) for c in columns]).empty_table()
+        if name in suites.SPLIT_DATASETS:
+            table = table.append_column("folder", pa.array([], pa.string()))
+        return rows_frame(name, table)
+    if frame.name == "pairs.labels":
+        return labels_frame(pa.table({c: pa.array([], pa.string()) for c in ("split", "before", "reading",
+                                                                              "negative_type")}
+                                     | {"label": pa.array([], pa.int64()), "positive": pa.array([], pa.bool_())}))
+    return pa.schema([schema.field(c) for c in frame.index or () if c in schema.names]).empty_table().to_pandas()
+
+
+def _write(path: str, result: dict[str, Any]) -> None:
+    write_bytes(path, json.dumps(result, indent=2, ensure_ascii=False, default=str).encode("utf-8"))
+
+
+def _render_docs(engine: Engine, report: ValidationReport, docs: str) -> str | Path:
+    """Render the Data Docs into `docs` (local, or rendered in a temporary folder and copied to a remote one)."""
+    if not is_remote(docs):
+        folder = Path(docs).resolve()
+        engine.build_docs(folder)
+        return finish_docs(folder, report)
+    local = Path(tempfile.mkdtemp(prefix="tnforge-docs-"))
+    try:
+        engine.build_docs(local)
+        finish_docs(local, report)
+        for path in sorted(p for p in local.rglob("*") if p.is_file()):
+            write_bytes(join(docs, path.relative_to(local).as_posix()), path.read_bytes())
+    finally:
+        shutil.rmtree(local, ignore_errors=True)
+    return join(docs, "index.html")
