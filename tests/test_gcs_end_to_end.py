@@ -1,4 +1,4 @@
-"""gs:// end to end against a real GCS JSON API (the session's emulator): build → negatives → decode →
+"""gs:// end to end against a real GCS JSON API (the session's emulator): build → negatives → validate → decode →
 evaluate and a trainer's reading, every byte in the bucket, nothing on the local disk, the same rows as a
 local build of the same corpus."""
 
@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def tnforge(*args: str) -> None:
-    cli.main(args=list(args), prog_name="tnforge", standalone_mode=False)
+    code = cli.main(args=list(args), prog_name="tnforge", standalone_mode=False)
+    assert code in (None, 0), f"tnforge {' '.join(args)} exited {code}"
 
 
 def relative_files(root: Path) -> list[str]:
@@ -68,6 +69,12 @@ def test_build_and_negatives_on_gs_match_a_local_build_and_write_nothing_locally
     manifest, local_manifest = read_manifest(remote), read_manifest(local_build)
     assert manifest["complete"] is True and manifest["negatives"]["counts"] == local_manifest["negatives"]["counts"]
     assert manifest["datasets"] == local_manifest["datasets"]
+
+    # Validation next to the data: every check passes, results and Data Docs land in the bucket.
+    tnforge("validate", remote)
+    written = gcs.names("e2e-build", "out/ds/validation/")
+    assert any(name.endswith(".json") for name in written), written
+    assert any(name.endswith(".html") for name in written), written
 
     # Nothing on the local disk: no working-directory folder (not even one named "gs:"), no temporary file.
     assert [p for p in empty_local_disk.rglob("*") if p.is_file()] == []
