@@ -40,9 +40,16 @@ def mix(value: int) -> int:
     return z ^ (z >> 31)
 
 
+#: salt → mix(salt + golden ratio): salts are a few hundred small constants, so each is mixed once.
+_SALTED: dict[int, int] = {}
+
+
 def derive(base: int, salt: int) -> int:
     """A well-mixed 64-bit value from a base hash and a small salt: stable, cheap, independent per salt."""
-    return mix(base ^ mix(salt + 0x9E3779B97F4A7C15))
+    salted = _SALTED.get(salt)
+    if salted is None:
+        salted = _SALTED[salt] = mix(salt + 0x9E3779B97F4A7C15)
+    return mix(base ^ salted)
 
 
 @dataclass
