@@ -8,6 +8,7 @@ vocabularies (global and per class) for edits and vocabulary pairs. The tables a
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,9 +40,16 @@ def mix(value: int) -> int:
     return z ^ (z >> 31)
 
 
+#: salt → mix(salt + golden ratio): salts are a few hundred small constants, so each is mixed once.
+_SALTED: dict[int, int] = {}
+
+
 def derive(base: int, salt: int) -> int:
     """A well-mixed 64-bit value from a base hash and a small salt: stable, cheap, independent per salt."""
-    return mix(base ^ mix(salt + 0x9E3779B97F4A7C15))
+    salted = _SALTED.get(salt)
+    if salted is None:
+        salted = _SALTED[salt] = mix(salt + 0x9E3779B97F4A7C15)
+    return mix(base ^ salted)
 
 
 @dataclass
@@ -118,10 +126,11 @@ def build_split_context(split: str, table: pa.Table, seed: int) -> SplitContext:
 
     suffix_table: dict[str, tuple[tuple[str, str], ...]] = {}
     for suffix, entries in suffix_entries.items():
-        if len({before for _, before, _ in entries}) < 2:
+        first = entries[0][1]
+        if all(before == first for _, before, _ in entries):
             continue  # only inputs that share the suffix with another input can be confused
-        entries.sort()
-        suffix_table[suffix] = tuple((before, after) for _, before, after in entries[:SUFFIX_ENTRIES])
+        # The SUFFIX_ENTRIES smallest entries, in order (the head of the sorted list, without sorting it all).
+        suffix_table[suffix] = tuple((before, after) for _, before, after in heapq.nsmallest(SUFFIX_ENTRIES, entries))
 
     hashed: dict[str, int] = {}  # a reading in the global pool and its class's pool is hashed once
 

@@ -102,11 +102,12 @@ class GenerateNegatives(beam.DoFn):
 
     def process(self, element: tuple[int, list[Piece]], contexts: dict) -> Iterator[Any]:
         _, pieces = element
-        by_input = _positives([t for kind, t in pieces if kind == "positives"])
+        with _collector_paused():  # a unit's positives are ~50k small tuples: no cyclic scans while they are made
+            by_input = _positives([t for kind, t in pieces if kind == "positives"])
+            hypotheses = group_by_before([t for kind, t in pieces if kind == "hypotheses"])
         if by_input:
             Metrics.counter(METRICS, "units").inc()
             Metrics.counter(METRICS, "inputs").inc(len(by_input))
-        hypotheses = group_by_before([t for kind, t in pieces if kind == "hypotheses"])
         inputs = sorted(by_input)
         for start in range(0, len(inputs), self.chunk):
             with _collector_paused():

@@ -149,14 +149,17 @@ def count_outputs(root: str) -> dict[str, Any]:
         if not files:
             return []
         columns = sorted({"split", "label", "negative_type", *by})
-        table = pa.concat_tables([read_parquet(f, columns=columns) for f in files])
-        kind = pc.if_else(
-            pc.and_(pc.equal(table.column("negative_type"), ""), pc.equal(table.column("label"), 1)),
-            "positive",
-            table.column("negative_type"),
-        )
-        table = table.append_column("type", kind)
-        return table.group_by(["split", "type", *by]).aggregate([("label", "count")]).to_pylist()
+        strings = [c for c in columns if c not in ("label", "licensed")]
+        # String columns read dictionary-encoded and counted by code; the few groups are named after.
+        table = pa.concat_tables(
+            [read_parquet(f, columns=columns, read_dictionary=strings) for f in files]).unify_dictionaries()
+        found: dict[tuple, int] = {}
+        for row in table.group_by(columns).aggregate([("label", "count")]).to_pylist():
+            kind = "positive" if row["negative_type"] == "" and row["label"] == 1 else row["negative_type"]
+            group = (row["split"], kind, *(row[c] for c in by))
+            found[group] = found.get(group, 0) + row["label_count"]
+        names = ["split", "type", *by, "label_count"]
+        return [dict(zip(names, (*group, n), strict=True)) for group, n in found.items()]
 
     counts: dict[str, dict[str, int]] = {}
     by_class: dict[str, dict[str, dict[str, int]]] = {}

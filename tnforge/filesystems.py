@@ -330,14 +330,16 @@ def write_text(path: str | os.PathLike, text: str) -> str:
     return write_bytes(path, text.encode("utf-8"))
 
 
-def read_parquet(path: str | os.PathLike, columns: list[str] | None = None) -> Any:
-    """One Parquet file as a pyarrow Table (some columns), local or remote."""
+def read_parquet(path: str | os.PathLike, columns: list[str] | None = None,
+                 read_dictionary: list[str] | None = None) -> Any:
+    """One Parquet file as a pyarrow Table (some columns), local or remote; `read_dictionary` columns come
+    dictionary-encoded (cheap for repetitive strings)."""
     import pyarrow.parquet as pq
 
     if not is_remote(str(path)):
-        return pq.read_table(path, columns=columns)
+        return pq.read_table(path, columns=columns, read_dictionary=read_dictionary)
     with open_seekable(path) as handle:
-        return pq.read_table(handle, columns=columns)
+        return pq.read_table(handle, columns=columns, read_dictionary=read_dictionary)
 
 
 def parquet_file(path: str | os.PathLike, download: bool = False) -> Any:
