@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import importlib
 import os
 import threading
@@ -11,6 +9,7 @@ import time
 from collections.abc import Iterable
 from functools import cached_property
 
+from tnforge.collector import gc_paused
 from tnforge.grammars.lattice import Lattice, TokenReadings
 from tnforge.grammars.tables import Tables, load_tables
 from tnforge.schemas.classes import GRAMMAR_MODULES
@@ -206,18 +205,6 @@ class Grammar:
         """Forget every token's readings and every memoized sub-lattice."""
         self._cache.clear()
         self.memos.clear()
-
-
-@contextlib.contextmanager
-def gc_paused():
-    """Disable the cyclic garbage collector for a block (re-enabled after, if it was on)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 _default: Grammar | None = None

@@ -12,8 +12,6 @@ total order, so the files are byte-identical for any unit count, chunk size and 
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -24,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.metrics import Metrics
 
+from tnforge.collector import gc_paused
 from tnforge.datasets import by_split
 from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, input_pairs
 from tnforge.generators.licensing import Licenser
@@ -102,7 +101,7 @@ class GenerateNegatives(beam.DoFn):
 
     def process(self, element: tuple[int, list[Piece]], contexts: dict) -> Iterator[Any]:
         _, pieces = element
-        with _collector_paused():  # a unit's positives are ~50k small tuples: no cyclic scans while they are made
+        with gc_paused():  # a unit's positives are ~50k small tuples: no cyclic scans while they are made
             by_input = _positives([t for kind, t in pieces if kind == "positives"])
             hypotheses = group_by_before([t for kind, t in pieces if kind == "hypotheses"])
         if by_input:
@@ -110,7 +109,7 @@ class GenerateNegatives(beam.DoFn):
             Metrics.counter(METRICS, "inputs").inc(len(by_input))
         inputs = sorted(by_input)
         for start in range(0, len(inputs), self.chunk):
-            with _collector_paused():
+            with gc_paused():
                 tables = self._chunk(inputs[start:start + self.chunk], by_input, hypotheses, contexts)
             for dataset, table in tables.items():
                 for split, part in by_split(table):
@@ -133,15 +132,3 @@ class GenerateNegatives(beam.DoFn):
         return tables
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a chunk is made: the chunk allocates hundreds of thousands
-    of small acyclic objects, and each full collection would scan the worker's whole heap (≈ 40% of the time
-    otherwise). Reference counting still frees everything; the collector resumes after the chunk."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -24,7 +24,7 @@ FORBIDDEN = {
     "benchmarks": ("tnforge.cli",),
 }
 #: Folder → the only tnforge packages it may import (besides itself).
-ONLY = {"schemas": ("tnforge.schemas",), "grammars": ("tnforge.grammars", "tnforge.schemas", "tnforge.hashing")}
+ONLY = {"schemas": ("tnforge.schemas",), "grammars": ("tnforge.grammars", "tnforge.schemas", "tnforge.hashing", "tnforge.collector")}
 #: Core modules (tnforge/*.py, not the CLI) sit below every wing.
 WING_PACKAGES = ("tnforge.pipelines", "tnforge.generators", "tnforge.trainers", "tnforge.grammars",
                  "tnforge.validation", "tnforge.cli")

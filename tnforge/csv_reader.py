@@ -14,12 +14,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tnforge.collector import gc_paused
 from tnforge.token_blocks import (
     CODE,
     FileReport,
     SentenceAssembler,
     chunks,
-    paused_gc,
     reject_table,
 )
 
@@ -99,7 +99,7 @@ def _slow_csv(data: bytes, base: int) -> _CsvRows:
     reader = csv.reader(io.StringIO(text, newline=""))
     rows: list[list[str]] = []
     numbers: list[int] = []
-    with paused_gc():
+    with gc_paused():
         for row in reader:
             rows.append(row)
             numbers.append(base + reader.line_num)

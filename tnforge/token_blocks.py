@@ -5,8 +5,6 @@ A bad line makes its whole sentence unusable; the other lines of that sentence g
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import io
 from collections import Counter
 from collections.abc import Iterator
@@ -198,17 +196,5 @@ def chunks(handle: io.BufferedIOBase, report: FileReport, cut_at) -> Iterator[tu
         yield block, False
     if pending:
         yield pending, True
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while making many small objects that hold no cycles."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
