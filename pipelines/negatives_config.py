@@ -12,7 +12,7 @@ from pathlib import Path
 from tnforge.datasets import dataset_path
 from tnforge.filesystems import PathError, check_path, exists, is_folder, list_files
 from tnforge.generators.negative_sampling import DEFAULT_CAP
-from tnforge.manifest import build_config, check_input
+from tnforge.manifest import build_config, check_input, read_manifest
 from tnforge.schemas import SPLITS
 from tnforge.schemas.negative_kinds import DEFAULT_KINDS, FROM_HYPOTHESES, KINDS, TOPK
 
@@ -57,6 +57,21 @@ def positive_shards(root: str | Path) -> int:
     return max(counts, default=0) or 1
 
 
+#: Output rows per shard the automatic shard count aims at (the writer sorts one shard in memory), and
+#: vocabulary pairs per pair (about 5 words a reading): a 10M-token build's 170k pairs → 10 shards.
+ROWS_PER_SHARD = 1_000_000
+VOCAB_ROWS_PER_PAIR = 5
+
+
+def output_shards(root: str | Path, ratio: float | None) -> int:
+    """Shards per split for the negatives' outputs, from the positive pairs the manifest counts: the vocabulary
+    pairs (the larger output) at about ROWS_PER_SHARD rows a shard, so the writer's memory stays bounded."""
+    counts = (read_manifest(root, missing_ok=True) or {}).get("datasets", {}).get("positive_pairs", {})
+    positives = max((int(n) for n in counts.values()), default=0) if isinstance(counts, dict) else 0
+    rows = positives * (1 + (ratio if ratio is not None else 10)) * VOCAB_ROWS_PER_PAIR
+    return max(1, -(-int(rows) // ROWS_PER_SHARD))
+
+
 def resolve(root: str | Path, config: NegativesConfig) -> NegativesConfig:
     """The config checked for `root`: a hypotheses file implies top-k, seed and shards default to the build's."""
     kinds = tuple(config.kinds)
@@ -74,5 +89,6 @@ def resolve(root: str | Path, config: NegativesConfig) -> NegativesConfig:
     check_input(root)
     build = build_config(root)
     seed = config.seed if config.seed is not None else int(build.get("seed", 0))
-    shards = config.shards or int(build.get("shards") or 0) or positive_shards(root)
+    shards = config.shards or max(int(build.get("shards") or 0) or positive_shards(root),
+                                  output_shards(root, config.ratio))
     return replace(config, kinds=kinds, seed=seed, shards=shards)

@@ -10,6 +10,7 @@ from tnforge.manifest import IncompleteBuild, mark_complete
 from tnforge.pipelines.negatives_config import (
     NegativesConfig,
     NegativesOptionError,
+    output_shards,
     parse_kinds,
     positive_shards,
     resolve,
@@ -49,6 +50,21 @@ def test_shards_from_the_positive_files_when_the_build_records_none(tmp_path):
     assert positive_shards(root) == 3
     assert positive_shards(tmp_path / "nothing") == 1
     assert resolve(root, NegativesConfig()).shards == 3 and resolve(root, NegativesConfig()).seed == 0
+
+
+def test_output_shards_grow_with_the_positive_pairs_so_the_writer_sorts_bounded_shards(tmp_path):
+    from tnforge.pipelines.negatives_config import ROWS_PER_SHARD, VOCAB_ROWS_PER_PAIR
+
+    small = _dataset(tmp_path / "small", {"config": {"shards": 4}, "datasets": {"positive_pairs": {"train": 2000}}})
+    assert resolve(small, NegativesConfig()).shards == 4  # a small build keeps the build's shard count
+    for train in (150_000, 1_500_000):
+        root = _dataset(tmp_path / str(train), {"config": {"shards": 1},
+                                                 "datasets": {"positive_pairs": {"train": train, "dev": 10}}})
+        shards = resolve(root, NegativesConfig(ratio=10)).shards
+        assert shards == output_shards(root, 10.0) > 1
+        vocab_rows = train * 11 * VOCAB_ROWS_PER_PAIR
+        assert vocab_rows / shards <= ROWS_PER_SHARD < vocab_rows / (shards - 1)
+    assert output_shards(root, 2.0) < output_shards(root, 10.0)  # fewer negatives, fewer shards
 
 
 def test_an_unfinished_build_is_refused(tmp_path):
