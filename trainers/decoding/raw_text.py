@@ -137,15 +137,14 @@ ALTERNATIVES = 3
 
 def tag_sentences(tagger: Any, sentences: Sequence[Sequence[str]]) -> Tagged:
     """A tagger's class and probability for every token (`Tagger.predict`, its rules included) and the
-    runner-up classes (`Tagger.probabilities`)."""
+    runner-up classes (from the probabilities `Tagger.tag` returns with them)."""
     import numpy as np
 
     tagged = Tagged([], [], [])
     if not sentences:
         return tagged
     token_lists = [list(tokens) for tokens in sentences]
-    predicted = tagger.predict(token_lists)
-    probs = tagger.probabilities(token_lists)
+    predicted, probs = tagger.tag(token_lists)  # the booster runs once per batch
     order = np.argsort(-probs, axis=1, kind="stable")[:, : ALTERNATIVES + 1]
     names = tagger.classes
     row = 0

@@ -56,6 +56,10 @@ class Tagger:
 
     def predict(self, sentences: Sequence[Sequence[str]]) -> list[list[Prediction]]:
         """The most probable class of every token, sentence by sentence (a rule's class has probability 1)."""
+        return self.tag(sentences)[0]
+
+    def tag(self, sentences: Sequence[Sequence[str]]) -> tuple[list[list[Prediction]], np.ndarray]:
+        """`predict`'s classes together with the (tokens × classes) probabilities they came from, computed once."""
         probs = self.probabilities(sentences)
         best = probs.argmax(axis=1) if len(probs) else np.zeros(0, dtype=np.int64)
         out: list[list[Prediction]] = []
@@ -68,7 +72,7 @@ class Tagger:
                              Prediction(self.classes[int(best[i])], float(probs[i, best[i]])))
             out.append(found)
             row += len(tokens)
-        return out
+        return out, probs
 
     def save(self, run: str | os.PathLike, extra: dict[str, Any] | None = None) -> Path:
         """Write model.json and tagger.json into `run` (tagger.json last: it marks a finished model)."""
