@@ -100,3 +100,12 @@ class GcsEmulator:
     def read(self, uri: str) -> bytes:
         bucket, _, name = uri.removeprefix("gs://").partition("/")
         return self.client().bucket(bucket).blob(name).download_as_bytes()
+
+
+def local_or_gs_root(request, tmp_path: Path, bucket: str, leaf: str) -> str:
+    """A fresh root for a test parametrized over "local" and "gs": `tmp_path/leaf`, or a folder named after
+    the test in emulated bucket `bucket` (the session's `gcs` fixture)."""
+    if request.param == "local":
+        return str(tmp_path / leaf)
+    gcs = request.getfixturevalue("gcs")
+    return f"{gcs.bucket(bucket)}/{request.node.name.replace('[', '-').rstrip(']')}/{leaf}"

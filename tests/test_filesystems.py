@@ -8,16 +8,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from gcs_emulator import local_or_gs_root
 
 from tnforge import filesystems as fs
 
 
 @pytest.fixture(params=["local", "gs"])
 def root(request, tmp_path: Path) -> str:
-    if request.param == "local":
-        return str(tmp_path / "root")
-    gcs = request.getfixturevalue("gcs")
-    return f"{gcs.bucket('filesystems')}/{request.node.name.replace('[', '-').rstrip(']')}"
+    return local_or_gs_root(request, tmp_path, "filesystems", "root")
 
 
 def test_listing_existence_and_atomic_writes(root):

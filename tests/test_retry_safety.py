@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from gcs_emulator import local_or_gs_root
 
 from tnforge.filesystems import join, remove_temporaries, write_atomically
 from tnforge.generators.sampling import make_plan
@@ -19,10 +20,7 @@ from tnforge.sources import name_inputs
 
 @pytest.fixture(params=["local", "gs"])
 def root(request, tmp_path: Path) -> str:
-    if request.param == "local":
-        return str(tmp_path / "ds")
-    gcs = request.getfixturevalue("gcs")
-    return f"{gcs.bucket('retries')}/{request.node.name.replace('[', '-').rstrip(']')}/ds"
+    return local_or_gs_root(request, tmp_path, "retries", "ds")
 
 
 def snapshot(root: str) -> dict[str, bytes]:
