@@ -35,18 +35,14 @@ HELD_OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "kestrel_hel
 
 
 def halves(path: Path) -> tuple[list, list]:
-    """(class, before, after, count) pairs of the first and the second half of a corpus's sentences."""
-    import csv
+    """(class, before, after, count) pairs of the first and the second half of a corpus's sentences (the
+    first half takes the odd one)."""
     from collections import Counter
 
-    sentences: list[list[tuple[str, str, str]]] = [[]]
-    with open(path, encoding="utf-8", newline="") as handle:
-        for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
-            if row and row[0] == "<eos>":
-                sentences.append([])
-            elif len(row) == 3:
-                sentences[-1].append((row[0], row[1], row[2]))
-    middle = len(sentences) // 2
+    from diverse_corpus import read_sentences
+
+    sentences = read_sentences(path)
+    middle = (len(sentences) + 1) // 2
     return tuple(  # type: ignore[return-value]
         [(c, b, a, n) for (c, b, a), n in sorted(Counter(t for s in part for t in s).items())]
         for part in (sentences[:middle], sentences[middle:]))
