@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 from apache_beam.metrics.metric import MetricsFilter
 
 from tnforge.datasets import DATASET_DIRS, dataset_files
+from tnforge.errors import Interrupted, interrupted
 from tnforge.filesystems import (
     check_path,
     exists,
@@ -55,7 +56,7 @@ from tnforge.pipelines.negative_units import (
     distinct_inputs,
     work_units,
 )
-from tnforge.pipelines.runner import make_pipeline, pipeline_options
+from tnforge.pipelines.runner import make_pipeline, pipeline_options, quiet_worker_errors
 from tnforge.pipelines.writer import WriteDataset
 from tnforge.schemas.negative_kinds import KINDS
 
@@ -273,8 +274,13 @@ def run_negatives(
     pipeline = make_pipeline(options)
     build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units)
     try:
-        result = pipeline.run()
-        result.wait_until_finish()
+        with quiet_worker_errors():
+            result = pipeline.run()
+            result.wait_until_finish()
+    except BaseException as error:
+        if interrupted(error):  # Beam wraps Ctrl-C in a RuntimeError: one line and exit 130, as build does
+            raise Interrupted(f"interrupted; no negatives were written to {root}") from error
+        raise
     finally:
         _remove_pieces(root)
         remove_temporaries(root)  # what a worker that died between writing and renaming left

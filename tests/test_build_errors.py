@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import signal
 import subprocess
@@ -129,3 +130,24 @@ def test_help_mentions_debug_and_allow_empty(argv):
     result = run(argv)
     assert result.exit_code == 0
     assert ("--debug" if argv == ["--help"] else "--allow-empty") in result.output
+
+
+def test_ctrl_c_during_negatives_is_one_line_and_leaves_no_scratch(tmp_path, shared_tsv):
+    out = tmp_path / "ds"
+    cli.main(args=["build", str(shared_tsv), "--out", str(out)], prog_name="tnforge", standalone_mode=False)
+    process = subprocess.Popen([sys.executable, "-m", "tnforge", "negatives", str(out), "--ratio", "all"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in process.stderr:  # the pipeline starts right after this progress line
+        seen.append(line)
+        if "generating" in line:
+            break
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    stderr = "".join(seen) + stderr
+    assert process.returncode == 130, stderr
+    assert error_lines(stdout + stderr) == [f"interrupted; no negatives were written to {out}"]
+    assert "Traceback" not in stderr
+    assert not (out / ".tnforge-cache").exists() and not (out / "pairs").exists()
+    assert "negatives" not in json.loads((out / "manifest.json").read_text())
