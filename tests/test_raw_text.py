@@ -137,6 +137,16 @@ def test_batch_mode_file_round_trip_keeps_every_line(tiny, tmp_path):
     assert piped.stdout.split("\n")[:5] == spoken[:5]
 
 
+def test_normalize_in_a_pipe_logs_lines_not_redraws(tiny, tmp_path):
+    _, _, run = tiny
+    source = tmp_path / "in.txt"
+    source.write_text("Train 540 leaves at 4:45.\nChapter 12 has 3 parts.\n", encoding="utf-8")
+    result = _cli(["normalize", "--model", str(run), "--file", str(source), "--out", str(tmp_path / "out.txt")])
+    assert result.exit_code == 0, result.output
+    assert "\r" not in result.stderr
+    assert any(line.startswith("normalize:") and "2/2" in line for line in result.stderr.splitlines())
+
+
 def test_batch_mode_bad_utf8_is_one_line_and_writes_nothing(tiny, tmp_path):
     _, _, run = tiny
     source = tmp_path / "bad.txt"

@@ -41,15 +41,53 @@ def quiet_library_logs(names: tuple[str, ...] = LIBRARY_LOGGERS) -> Iterator[Non
             logger.setLevel(level)
 
 
+#: Seconds between two progress lines when standard error is not a terminal.
+LOG_INTERVAL = 30.0
+
+
 def progress_bar(total: int | None = None, desc: str = "", unit: str = "it", initial: int = 0,
                  disable: bool = False, leave: bool = True) -> Any:
-    """A tqdm bar on standard error; when stderr is not a terminal (a log file, CI) it redraws at most every
-    30 s, so logs get a line now and then instead of one per update."""
+    """A tqdm bar on standard error. On a terminal it redraws in place; when stderr is not a terminal (a log
+    file, CI, a pipe) it writes a whole line (ending in a newline, no carriage returns) at most every
+    `LOG_INTERVAL` seconds, plus one when it closes, so logs read as a few progress lines."""
     from tqdm import tqdm
 
-    terminal = sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, unit=unit, initial=initial, disable=disable, file=sys.stderr,
-                dynamic_ncols=terminal, mininterval=0.1 if terminal else 30.0, leave=leave if terminal else True)
+    if sys.stderr.isatty():
+        return tqdm(total=total, desc=desc, unit=unit, initial=initial, disable=disable, file=sys.stderr,
+                    dynamic_ncols=True, mininterval=0.1, leave=leave)
+    return _log_lines_class(tqdm)(total=total, desc=desc, unit=unit, initial=initial, disable=disable,
+                                  file=_Discard(), mininterval=LOG_INTERVAL, leave=True, ascii=True)
+
+
+class _Discard:
+    """Where tqdm's own carriage returns and newlines go for a logged bar (its lines are written by `display`)."""
+
+    def write(self, text: str) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+
+def _log_lines_class(tqdm: type) -> type:
+    """A tqdm subclass for logs: each display is one newline-terminated line; postfix changes wait for the
+    next timed line instead of forcing a redraw."""
+
+    class LogLines(tqdm):  # type: ignore[misc, valid-type]
+        _last = ""
+
+        def set_postfix(self, ordered_dict: Any = None, refresh: bool = False, **kwargs: Any) -> None:
+            super().set_postfix(ordered_dict, refresh=False, **kwargs)
+
+        def display(self, msg: str | None = None, pos: int | None = None) -> bool:
+            line = (self.__str__() if msg is None else msg).strip()
+            if line and line != self._last:  # closing repeats the last timed line: write it once
+                self._last = line
+                sys.stderr.write(line + "\n")
+                sys.stderr.flush()
+            return True
+
+    return LogLines
 
 
 def token_progress(label: str, total: int) -> Any:
