@@ -29,3 +29,28 @@ def test_disabled_bar_writes_nothing(capsys):
     bar.close()
     assert capsys.readouterr().err == ""
 
+
+
+def test_worker_relay_chatter_is_dropped_but_errors_kept(caplog):
+    import logging
+
+    relay = logging.getLogger(progress.WORKER_RELAY_LOGGER)
+    with caplog.at_level(logging.INFO, logger=progress.WORKER_RELAY_LOGGER), progress.quiet_library_logs():
+        relay.warning("Worker: %s", "severity: WARN message: \"No semi_persistent_directory found\"")
+        relay.error("Worker: %s", "severity: ERROR message: \"Traceback ...\"")
+    relay.warning("Worker: %s", "after the block")
+    messages = [record.getMessage() for record in caplog.records]
+    assert not any("semi_persistent" in m for m in messages)
+    assert any("Traceback" in m for m in messages) and any("after the block" in m for m in messages)
+
+
+def test_worker_processes_share_the_commands_clock(monkeypatch):
+    import subprocess
+    import sys
+
+    monkeypatch.delenv(progress.START_VARIABLE, raising=False)
+    progress.start_clock()
+    time.sleep(1.2)
+    out = subprocess.run([sys.executable, "-c", "from tnforge.progress import log; log('x')"],
+                         capture_output=True, text=True, check=True).stderr
+    assert float(out.split("]")[0].split()[-1].rstrip("s")) >= 1.2  # seconds since the parent's start

@@ -4,21 +4,42 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator
 from typing import Any
 
-_START = time.monotonic()
+#: Environment variable holding the command's start (Unix time), so worker processes started by a local
+#: multi-process runner (`--workers N`) count their progress lines' seconds from the same moment.
+START_VARIABLE = "TNFORGE_STARTED_AT"
+_START = float(os.environ.get(START_VARIABLE) or time.time())
+
+
+def start_clock() -> None:
+    """Count progress seconds from now, in this process and in the worker processes it starts."""
+    global _START
+    _START = time.time()
+    os.environ[START_VARIABLE] = repr(_START)
 
 
 def log(message: str) -> None:
-    """Print one progress line, prefixed with the seconds since the process started."""
-    print(f"[tnforge {time.monotonic() - _START:7.1f}s] {message}", file=sys.stderr, flush=True)
+    """Print one progress line, prefixed with the seconds since the command started."""
+    print(f"[tnforge {time.time() - _START:7.1f}s] {message}", file=sys.stderr, flush=True)
 
 
 #: Libraries whose INFO/DEBUG log lines are noise on tnforge's console (their warnings still show).
 LIBRARY_LOGGERS = ("great_expectations", "apache_beam", "absl", "urllib3", "google", "fsspec", "numexpr")
+
+
+#: The logger through which Beam's local job service relays its worker processes' log lines.
+WORKER_RELAY_LOGGER = "apache_beam.runners.portability.local_job_service"
+
+
+def _drop_worker_chatter(record: logging.LogRecord) -> bool:
+    """Drop worker processes' relayed lines below ERROR (start-up warnings such as "No semi_persistent_directory
+    found"); a worker's failure still reaches the driver as the job's error."""
+    return not (record.msg == "Worker: %s" and record.levelno < logging.ERROR)
 
 
 @contextlib.contextmanager
@@ -34,9 +55,12 @@ def quiet_library_logs(names: tuple[str, ...] = LIBRARY_LOGGERS) -> Iterator[Non
     for logger in loggers:
         if logger.level < logging.WARNING:
             logger.setLevel(logging.WARNING)
+    relay = logging.getLogger(WORKER_RELAY_LOGGER)
+    relay.addFilter(_drop_worker_chatter)
     try:
         yield
     finally:
+        relay.removeFilter(_drop_worker_chatter)
         for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
 

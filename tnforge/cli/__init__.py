@@ -35,5 +35,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
+    from tnforge.progress import start_clock
+
+    start_clock()  # progress seconds count from here, in worker processes too
     cli.main(args=argv, prog_name="tnforge")  # None: the process's arguments
 
