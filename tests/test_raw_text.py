@@ -322,3 +322,30 @@ def test_cli_decode_raw_writes_top_k_hypotheses_of_every_token(tiny, tagger, tmp
     assert time[0]["class"] == "TIME" and time[0]["hypothesis"] == "four forty five" and time[0]["score"] < 0
     leaves = next(hyps for hyps in by_token.values() if hyps[0]["before"] == "leaves")
     assert [(h["hypothesis"], h["score"]) for h in leaves] == [("<self>", 0.0)]
+
+
+def test_live_standard_input_gets_each_answer_before_the_next_line(tiny):
+    """A producer that waits for each answer (a TTS front end on a pipe) is answered line by line, not
+    after a full batch or the end of input."""
+    import select
+    import subprocess
+    import sys
+
+    _, _, run = tiny
+    process = subprocess.Popen([sys.executable, "-m", "tnforge", "normalize", "--model", str(run), "--file", "-",
+                                "--no-progress"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    try:
+        answers = []
+        for line in LINES[:3]:
+            process.stdin.write((line + "\n").encode())
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], 180)
+            assert ready, f"no answer to {line!r} while the input stayed open"
+            answers.append(process.stdout.readline().decode().rstrip("\n"))
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0, process.stderr.read().decode()
+    finally:
+        process.kill()
+    assert answers == ["Train five hundred forty leaves at four forty five", "",
+                       "It costs three dollars not five dollars"]

@@ -1,13 +1,15 @@
 """`tnforge normalize` as a library: raw sentences in (arguments, a file or standard input, one a line), spoken
 sentences out (one a line, in order, an empty line for an empty one), decoded in batches of many sentences
 (`decoding.raw_text`). Input must be UTF-8: a line that is not stops the run with one message naming the
-file and line; a file output is written under a temporary name and renamed, so it is never half written."""
+file and line; a file output is written under a temporary name and renamed, so it is never half written.
+Standard input may be a live stream: whenever no further line is waiting, the lines read so far are decoded
+and written at once, so a slow producer gets each answer without waiting for a full batch."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -17,6 +19,8 @@ from tnforge.trainers.decoding.raw_text import THRESHOLD, SentenceReading, norma
 #: Sentences read and decoded together in batch mode (their tokens are batched `batch_size` at a time).
 CHUNK = 512
 STDIO = "-"
+#: Marks a pause in a live input stream: no further line is waiting, so decode what has been read.
+PAUSE = None
 
 
 @dataclass
@@ -38,10 +42,16 @@ class Normalizer:
                                top_k=self.top_k)
 
 
-def text_lines(handle: IO[bytes], name: str) -> Iterator[str]:
-    """The lines of a binary stream as text, without their line ends (LF or CRLF; a BOM is dropped); a line
-    that is not UTF-8 raises ValueError naming `name`, the line and the offending byte."""
-    for number, raw in enumerate(handle, start=1):
+def text_lines(raw_lines: Iterable[bytes | None], name: str) -> Iterator[str | None]:
+    """Lines (bytes, with or without their line end) as text without their line ends (LF or CRLF; a BOM is
+    dropped); `PAUSE` markers pass through. A line that is not UTF-8 raises ValueError naming `name`, the line
+    and the offending byte."""
+    number = 0
+    for raw in raw_lines:
+        if raw is PAUSE:
+            yield PAUSE
+            continue
+        number += 1
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         try:
@@ -52,10 +62,46 @@ def text_lines(handle: IO[bytes], name: str) -> Iterator[str]:
         yield text.rstrip("\n").rstrip("\r")
 
 
-def chunks(lines: Iterator[str], size: int = CHUNK) -> Iterator[list[str]]:
-    """Lists of up to `size` lines."""
+def stream_lines(fd: int, block: int = 1 << 16) -> Iterator[bytes | None]:
+    """The lines of a pipe or terminal (file descriptor `fd`), with `PAUSE` whenever no complete line is
+    waiting, so a caller can answer what it has before blocking for more (POSIX `select`)."""
+    import select
+
+    buffer = b""
+    while True:
+        *complete, buffer = buffer.split(b"\n")
+        yield from (line + b"\n" for line in complete)
+        if not select.select([fd], [], [], 0)[0]:
+            yield PAUSE
+        data = os.read(fd, block)
+        if not data:
+            if buffer:
+                yield buffer
+            return
+        buffer += data
+
+
+def input_lines(handle: IO[bytes]) -> Iterable[bytes | None]:
+    """Standard input's lines: with pauses when it is a pipe or terminal on POSIX, else as a file's."""
+    import stat
+
+    try:
+        fd = handle.fileno()
+        live = os.name == "posix" and not stat.S_ISREG(os.fstat(fd).st_mode)
+    except (OSError, ValueError, AttributeError):  # a replaced sys.stdin (tests, notebooks)
+        live = False
+    return stream_lines(fd) if live else handle
+
+
+def chunks(lines: Iterable[str | None], size: int = CHUNK) -> Iterator[list[str]]:
+    """Lists of up to `size` lines; a `PAUSE` ends a list early."""
     chunk: list[str] = []
     for line in lines:
+        if line is PAUSE:
+            if chunk:
+                yield chunk
+                chunk = []
+            continue
         chunk.append(line)
         if len(chunk) == size:
             yield chunk
@@ -89,7 +135,7 @@ class Normalized:
                 f"seq2seq) → {where} in {self.seconds:.1f} s ({rate:,.1f} sentences/s)")
 
 
-def normalize_lines(normalizer: Normalizer, lines: Iterator[str], write: Callable[[str], None],
+def normalize_lines(normalizer: Normalizer, lines: Iterable[str | None], write: Callable[[str], None],
                     on_sentences: Callable[[int], None] | None = None, chunk: int = CHUNK) -> Normalized:
     """Normalize lines chunk by chunk, writing each spoken sentence (with its line end) through `write`."""
     import time
@@ -125,8 +171,10 @@ def normalize_file(normalizer: Normalizer, source: str, out: str, progress: Call
 
     check_paths(source, out)
     with ExitStack() as stack:
-        handle = sys.stdin.buffer if source == STDIO else stack.enter_context(open(source, "rb"))
-        lines = text_lines(handle, "standard input" if source == STDIO else source)
+        if source == STDIO:
+            lines = text_lines(input_lines(sys.stdin.buffer), "standard input")
+        else:
+            lines = text_lines(stack.enter_context(open(source, "rb")), source)
         bar = stack.enter_context(progress(count_lines(source)) if progress else nullcontext())
         on_sentences = bar.update if bar is not None else None
         if out == STDIO:
