@@ -80,7 +80,8 @@ def progress_bar(total: int | None = None, desc: str = "", unit: str = "it", ini
         return tqdm(total=total, desc=desc, unit=unit, initial=initial, disable=disable, file=sys.stderr,
                     dynamic_ncols=True, mininterval=0.1, leave=leave)
     return _log_lines_class(tqdm)(total=total, desc=desc, unit=unit, initial=initial, disable=disable,
-                                  file=_Discard(), mininterval=LOG_INTERVAL, leave=True, ascii=True)
+                                  file=_Discard(), mininterval=LOG_INTERVAL, maxinterval=LOG_INTERVAL,
+                                  leave=True, ascii=True)
 
 
 class _Discard:
