@@ -36,6 +36,8 @@ def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
     spelled fallback."""
     unit = unit.strip().rstrip(".") if unit.strip() not in g.units else unit.strip()
     names: list[tuple[str, str]] = list(g.units.get(unit, ()))
+    if not names and re.fullmatch(r"[A-Za-z]+\.[A-Za-z]+", unit):  # fl.oz as fl oz
+        names = list(g.units.get(unit.replace(".", " "), ()))
     lower = unit.lower()
     for prefixes, power in ((_SQUARE, "square"), (_CUBIC, "cubic")):
         for prefix in prefixes:

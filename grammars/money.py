@@ -14,10 +14,11 @@ if TYPE_CHECKING:
 
 _RANGED = re.compile(r"^(\d[\d,]*(?:\.\d+)?)\s*[-–—]\s*\D{0,3}?(\d[\d,]*(?:\.\d+)?)\s*([A-Za-z]*)$")
 _AMOUNT = re.compile(r"^(-?(?:\d[\d,]*)?(?:\.\d+)?)\s*([A-Za-z]*)$")
-#: A dollar sign with a country's letters (A$, AU$, NZ$, US$, $US, $A, U$S): Kestrel reads "dollars".
-_DOLLAR = re.compile(r"^(?:[A-Za-z]{1,3}\$[A-Za-z]{0,2}|\$[A-Za-z]{1,2}(?=[\d\s.]))")
-_DOLLAR_AFTER = re.compile(r"\s(?:[A-Za-z]{1,3}\$[A-Za-z]{0,2}|\$[A-Za-z]{1,2})$")
-_DOLLARS = (("dollar", "dollars", "cent", "cents"),)
+#: A dollar or pound sign with a country's letters (A$, AU$, NZ$, US$, $US, $A, U$S, E£): Kestrel reads
+#: "dollars", "pounds".
+_DOLLAR = re.compile(r"^(?:[A-Za-z]{1,3}[$£][A-Za-z]{0,2}|[$£][A-Za-z]{1,2}(?=[\d\s.]))")
+_DOLLAR_AFTER = re.compile(r"\s(?:[A-Za-z]{1,3}[$£][A-Za-z]{0,2}|[$£][A-Za-z]{1,2})$")
+_PLAIN = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence")}
 
 
 def _scale(g: Grammar, scale: str) -> tuple[str, ...]:
@@ -46,6 +47,11 @@ def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
             return symbol, text[len(symbol):].strip()
         if text.endswith(symbol) and (glued or text[: -len(symbol)].endswith(" ")):
             return symbol, text[: -len(symbol)].strip()
+    code = re.match(r"^([A-Za-z]{2,3})\b", text)  # another case than the table's: TK, RS, Usd
+    if code and code.group(1) not in g.currencies:
+        for symbol in (code.group(1).upper(), code.group(1).capitalize(), code.group(1).lower()):
+            if symbol in g.currencies:
+                return symbol, text[code.end():].strip()
     return None
 
 
@@ -63,8 +69,9 @@ def lattice(g: Grammar, token: str) -> Lattice:
     else:
         symbol, rest = split
         rows = g.currencies.get(symbol, ())
-        if "$" in symbol and (not rows or any("dollar" in row[1] for row in rows)):
-            rows = tuple(dict.fromkeys(rows + _DOLLARS))
+        for sign, plain in _PLAIN.items():
+            if sign in symbol and len(symbol) > 1 and (not rows or any(plain[1] in row[1] for row in rows)):
+                rows = tuple(dict.fromkeys(rows + (plain,)))
     ranged = _RANGED.match(rest)
     if ranged and (not ranged.group(3) or _scale(g, ranged.group(3))):  # $5–10 million
         first, second = decimal_lattice(g, ranged.group(1)), decimal_lattice(g, ranged.group(2))
