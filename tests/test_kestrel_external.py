@@ -20,6 +20,7 @@ from kestrel_external import (  # noqa: E402
     unit_row_rule,
     unit_rows,
 )
+
 from tnforge.grammars.corruptions import corruptions  # noqa: E402
 from tnforge.grammars.coverage import NUMBER_CLASSES, measure_coverage  # noqa: E402
 from tnforge.grammars.grammar import Grammar  # noqa: E402
