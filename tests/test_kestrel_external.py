@@ -17,6 +17,7 @@ from kestrel_external import (  # noqa: E402
     kept_unit_rows,
     split_of,
     unit_candidates,
+    unit_part,
     unit_row_rule,
     unit_rows,
 )
@@ -24,7 +25,6 @@ from kestrel_external import (  # noqa: E402
 from tnforge.grammars.corruptions import corruptions  # noqa: E402
 from tnforge.grammars.coverage import NUMBER_CLASSES, measure_coverage  # noqa: E402
 from tnforge.grammars.grammar import Grammar  # noqa: E402
-from tnforge.hashing import stable_hash64, unit_interval  # noqa: E402
 
 #: (part, class) → the share of the unit lexicon's rows licensed when these figures were recorded.
 UNIT_FLOORS = {
@@ -37,13 +37,6 @@ UNIT_FLOORS = {
 @pytest.fixture(scope="module")
 def g(tmp_path_factory) -> Grammar:
     return Grammar(cache_dir=tmp_path_factory.mktemp("grammar-cache"))
-
-
-def _part(row: tuple[str, str, str]) -> str:
-    """studied, or the held-out half cut again (seed 16) into A (studied in round 2) and B (never studied)."""
-    if split_of(*row) == "studied":
-        return "studied"
-    return "held-out A" if unit_interval(stable_hash64(*row, seed=16)) < 0.5 else "held-out B"
 
 
 def test_the_split_is_stable_and_about_half() -> None:
@@ -71,7 +64,7 @@ def test_unit_and_currency_readings_of_real_data_are_licensed(g: Grammar) -> Non
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     misses = defaultdict(list)
     for row in kept_unit_rows():
-        key = (_part(row), row[0])
+        key = (unit_part(row), row[0])
         licensed = any(g.licenses_batch(unit_candidates(*row)))
         counts[key][0] += licensed
         counts[key][1] += 1
