@@ -52,7 +52,7 @@ class Grammar:
         self._modules = {cls: importlib.import_module(f"tnforge.grammars.{name}") for cls, name in CLASS_MODULES.items()}
         # Also part of loading: the derived tables, and what a class module prepares (date: every day and
         # month), so the first check of a token does not pay for them.
-        for table in ("units", "unit_names", "currencies", "currency_names", "months", "weekdays", "money_scales"):
+        for table in ("units", "units_folded", "unit_names", "currencies", "currency_names", "months", "weekdays", "money_scales"):
             getattr(self, table)
         for module in dict.fromkeys(self._modules.values()):
             if callable(getattr(module, "preload", None)):
@@ -100,16 +100,28 @@ class Grammar:
             for symbol, singular, plural in self.tables["si_units"]:
                 add(prefix + symbol, spoken + singular, spoken + plural)
                 add(prefix + symbol, f"{spoken} {singular}", f"{spoken} {plural}")
+        for symbol, names in list(result.items()):  # a capital K for kilo: KV, Kg, KHz, KWh
+            if symbol.startswith("k") and len(symbol) > 1 and "K" + symbol[1:] not in result:
+                result["K" + symbol[1:]] = names
+        return result
+
+    @cached_property
+    def units_folded(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """Lowercased unit symbol → the names of every unit written so (hz, khz, db), for units written in
+        another case than the tables'."""
+        result: dict[str, tuple[tuple[str, str], ...]] = {}
+        for symbol, names in self.units.items():
+            result[symbol.lower()] = tuple(dict.fromkeys(result.get(symbol.lower(), ()) + names))
         return result
 
     @cached_property
     def unit_names(self) -> dict[str, tuple[tuple[str, str], ...]]:
         """A unit's spoken name (singular or plural, as written out: mile, feet) → its (singular, plural)."""
         result: dict[str, tuple[tuple[str, str], ...]] = {}
-        for _symbol, singular, plural in self.tables["units"] + self.tables["si_units"]:
-            for name in (singular, plural):
-                if (singular, plural) not in result.get(name, ()):
-                    result[name] = result.get(name, ()) + ((singular, plural),)
+        for pairs in self.units.values():  # millisieverts also reads "milli sieverts", as mSv does
+            for name in {name for pair in pairs for name in pair}:
+                for key in (name, name.replace(" ", "")):
+                    result[key] = tuple(dict.fromkeys(result.get(key, ()) + pairs))
         return result
 
     @cached_property

@@ -21,27 +21,44 @@ _POWER = {"2": "square", "²": "square", "3": "cubic", "³": "cubic"}
 _SPELLABLE = re.compile(r"^[A-Za-z]+$")
 
 
+_SQUARE = ("sq ", "sq.", "square ")
+_CUBIC = ("cu ", "cu.", "cubic ")
+
+
+def _base_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
+    """A unit's names as written in the tables, in another case (hz, khz, db), or written out (mile, feet)."""
+    return list(g.units.get(unit, ())) or list(g.units_folded.get(unit.lower(), ())) or \
+        list(g.unit_names.get(unit.lower(), ()))
+
+
 def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
-    """(singular, plural) names of one unit, with powers (m2, km², sq mi, cm3) and a spelled fallback."""
-    unit = unit.strip().rstrip(".")
+    """(singular, plural) names of one unit, with powers (m2, km², sq mi, square kilometer, meter2) and a
+    spelled fallback."""
+    unit = unit.strip().rstrip(".") if unit.strip() not in g.units else unit.strip()
     names: list[tuple[str, str]] = list(g.units.get(unit, ()))
-    if unit.lower().startswith(("sq ", "sq.")):
-        names += [(f"square {s}", f"square {p}") for s, p in g.units.get(unit[3:].strip(), ())]
-    elif unit.lower().startswith(("cu ", "cu.")):
-        names += [(f"cubic {s}", f"cubic {p}") for s, p in g.units.get(unit[3:].strip(), ())]
-    elif unit and unit[-1] in _POWER and unit[:-1] in g.units:
+    if not names and re.fullmatch(r"[A-Za-z]+\.[A-Za-z]+", unit):  # fl.oz as fl oz
+        names = list(g.units.get(unit.replace(".", " "), ()))
+    lower = unit.lower()
+    for prefixes, power in ((_SQUARE, "square"), (_CUBIC, "cubic")):
+        for prefix in prefixes:
+            if lower.startswith(prefix):
+                names += [(f"{power} {s}", f"{power} {p}") for s, p in _base_names(g, unit[len(prefix):].strip())]
+    if not names and unit and unit[-1] in _POWER and _base_names(g, unit[:-1]):
         power = _POWER[unit[-1]]
-        base = g.units[unit[:-1]]
+        base = _base_names(g, unit[:-1])
         names += [(f"{power} {s}", f"{power} {p}") for s, p in base]
         names += [(f"{s} {'squared' if power == 'square' else 'cubed'}",) * 2 for s, _ in base]
-        if unit[:-1] == "cm" and power == "cubic":
+        if unit[:-1].lower() == "cm" and power == "cubic":
             names.append(("c c", "c c"))
-    if not names and unit.lower() in g.unit_names:  # written out: 1/4 mile, 3 feet
-        names = list(g.unit_names[unit.lower()])
+    if not names:  # another case (hz, KHZ), written out (1/4 mile, 3 feet)
+        names = _base_names(g, unit)
     if names and _SPELLABLE.match(unit) and len(unit) <= 4:
         spelled = " ".join(unit.lower())
         names.append((spelled, spelled))
     return names
+
+
+_PER = re.compile(r"^(.*?)\s*(?:/|\bper\s+|\bp/)\s*(.+)$")
 
 
 @per_grammar
@@ -51,9 +68,10 @@ def unit_lattice(g: Grammar, unit: str, has_number: bool) -> Lattice:
     direct = _unit_names(g, unit)
     if direct:
         return words(*sorted({name for pair in direct for name in pair}))
-    if "/" not in unit:
+    ratio = _PER.match(unit)  # km/h, /km², per km², mg per kg, p/min
+    if not ratio:
         return []
-    head, _, tail = unit.partition("/")
+    head, tail = ratio.groups()
     per = _unit_names(g, tail)
     if not per:
         return []

@@ -14,6 +14,16 @@ if TYPE_CHECKING:
 
 _RANGED = re.compile(r"^(\d[\d,]*(?:\.\d+)?)\s*[-–—]\s*\D{0,3}?(\d[\d,]*(?:\.\d+)?)\s*([A-Za-z]*)$")
 _AMOUNT = re.compile(r"^(-?(?:\d[\d,]*)?(?:\.\d+)?)\s*([A-Za-z]*)$")
+#: A dollar or pound sign with a country's letters (A$, AU$, NZ$, US$, $US, $A, U$S, E£): Kestrel reads
+#: "dollars", "pounds".
+_DOLLAR = re.compile(r"^(?:[A-Za-z]{1,3}[$£][A-Za-z]{0,2}|[$£][A-Za-z]{1,2}(?=[\d\s.]))")
+_DOLLAR_AFTER = re.compile(r"\s(?:[A-Za-z]{1,3}[$£][A-Za-z]{0,2}|[$£][A-Za-z]{1,2})$")
+_PLAIN = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence")}
+
+
+def _scale(g: Grammar, scale: str) -> tuple[str, ...]:
+    """Spoken scale of a written one (m, bn, Million, BN, crore), () if not a scale."""
+    return g.money_scales.get(scale) or g.money_scales.get(scale.lower(), ())
 
 
 @per_grammar
@@ -26,11 +36,22 @@ def _symbols(g: Grammar) -> tuple[tuple[str, bool], ...]:
 
 def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
     """(currency, rest) with the currency written before or after the amount (longest symbol first)."""
+    dollar = _DOLLAR.match(text)
+    if dollar and dollar.group(0) not in g.currencies:
+        return dollar.group(0), text[dollar.end():].strip()
+    dollar = _DOLLAR_AFTER.search(text)  # 5 billion $US
+    if dollar and dollar.group(0).strip() not in g.currencies:
+        return dollar.group(0).strip(), text[: dollar.start()].strip()
     for symbol, glued in _symbols(g):
         if text.startswith(symbol):
             return symbol, text[len(symbol):].strip()
         if text.endswith(symbol) and (glued or text[: -len(symbol)].endswith(" ")):
             return symbol, text[: -len(symbol)].strip()
+    code = re.match(r"^([A-Za-z]{2,3})\b", text)  # another case than the table's: TK, RS, Usd
+    if code and code.group(1) not in g.currencies:
+        for symbol in (code.group(1).upper(), code.group(1).capitalize(), code.group(1).lower()):
+            if symbol in g.currencies:
+                return symbol, text[code.end():].strip()
     return None
 
 
@@ -47,24 +68,27 @@ def lattice(g: Grammar, token: str) -> Lattice:
             " ".join(text.split()[:-2])
     else:
         symbol, rest = split
-        rows = g.currencies[symbol]
+        rows = g.currencies.get(symbol, ())
+        for sign, plain in _PLAIN.items():
+            if sign in symbol and len(symbol) > 1 and (not rows or any(plain[1] in row[1] for row in rows)):
+                rows = tuple(dict.fromkeys(rows + (plain,)))
     ranged = _RANGED.match(rest)
-    if ranged and (not ranged.group(3) or ranged.group(3) in g.money_scales):  # $5–10 million
+    if ranged and (not ranged.group(3) or _scale(g, ranged.group(3))):  # $5–10 million
         first, second = decimal_lattice(g, ranged.group(1)), decimal_lattice(g, ranged.group(2))
-        scale = words(*g.money_scales[ranged.group(3)]) if ranged.group(3) else words("")
+        scale = words(*_scale(g, ranged.group(3))) if ranged.group(3) else words("")
         names = words(*sorted({name for row in rows for name in row[:2]}))
         return cat(first, words("to", "through", ""), second, scale, names) if first and second else []
     match = _AMOUNT.match(rest)
     if not match or not match.group(1) or match.group(1) in ("-", "."):
         return []
     amount, scale = match.group(1), match.group(2)
-    if scale and scale not in g.money_scales:
+    if scale and not _scale(g, scale):
         return []
     found: Lattice = []
     for singular, plural_name, minor, minor_plural in rows:
         names = words(singular, plural_name)
         if scale:
-            found += cat(decimal_lattice(g, amount), words(*g.money_scales[scale]), words("", "of"), names)
+            found += cat(decimal_lattice(g, amount), words(*_scale(g, scale)), words("", "of"), names)
             continue
         found += cat(decimal_lattice(g, amount), names)
         whole, _, cents = amount.partition(".")
