@@ -13,6 +13,7 @@ from tnforge.collector import gc_paused
 from tnforge.grammars.electronic_reading import verbalize
 from tnforge.grammars.lattice import Lattice, TokenReadings
 from tnforge.grammars.letters import reading as letters_reading
+from tnforge.grammars.plain import reading as american_reading
 from tnforge.grammars.tables import Tables, load_tables
 from tnforge.schemas.classes import GRAMMAR_MODULES
 
@@ -21,8 +22,9 @@ CLASS_MODULES: dict[str, str] = GRAMMAR_MODULES
 
 
 #: Classes whose one reading the corpus's rules give: class → the rule (token → reading, "" for none).
-_RULES: dict[str, Callable[[str], str]] = {"ELECTRONIC": verbalize, "LETTERS": letters_reading}
-#: Classes read as written, never given a reading by `Grammar.reading` (the tagger's confidence decides).
+_RULES: dict[str, Callable[[str], str | None]] = {"ELECTRONIC": verbalize, "LETTERS": letters_reading,
+                                                  "PLAIN": american_reading}
+#: Classes read as written unless a rule says otherwise (`Grammar.reading`; the tagger's confidence decides).
 _AS_WRITTEN = frozenset({"PLAIN", "PUNCT"})
 #: Classes whose only licensed reading, when there is one, is the reading (`Grammar.reading`).
 DETERMINISTIC: frozenset[str] = frozenset(CLASS_MODULES) - _AS_WRITTEN - frozenset(_RULES)
@@ -211,10 +213,11 @@ class Grammar:
 
     def reading(self, before: str, cls: str | None) -> str | None:
         """The one reading the grammar commits to for a token in a class, in the corpus's spelling, or None
-        when it leaves the choice to a model: ELECTRONIC and LETTERS by the corpus's rules (`verbalize`,
-        `letters.reading`: a URL spelt `_letter` by `_letter`, `NTDs` → n t d's, a lone `T` as written);
-        another class (not PLAIN or PUNCT) when it licenses exactly one reading. Always a licensed reading."""
-        if cls is None or cls in _AS_WRITTEN:
+        when it leaves the choice to a model: ELECTRONIC, LETTERS and PLAIN by the corpus's rules
+        (`verbalize`, `letters.reading`, `plain.reading`: a URL spelt `_letter` by `_letter`, `NTDs` → n t
+        d's, a lone `T` as written, `colours` → colors); another class (not PUNCT) when it licenses exactly
+        one reading. Always a licensed reading."""
+        if cls is None:
             return None
         rule = _RULES.get(cls)
         if rule is not None:

@@ -105,3 +105,25 @@ def test_raw_text_takes_the_grammars_one_reading(tmp_path):
     # Off (as in evaluate's every-token-decoded row): the seq2seq reads them.
     [decoded], _ = read_sentences(loaded, tokens, classes, reading_words=reading_words, grammar_readings=False)
     assert not any(decoded.grammar) and decoded.decoded[1] and decoded.decoded[4]
+
+
+@pytest.mark.parametrize("token, american", [
+    ("colours", "colors"), ("CENTRE", "center"), ("organised", "organized"), ("naturalisation", "naturalization"),
+    ("Theatre", "theater"), ("programme", "program"), ("catalogue", "catalog"), ("honoured", "honored"),
+    ("four", None), ("tourism", None), ("raised", None), ("comprise", None), ("surprising", None),
+    ("science", None), ("contour", None), ("Paris", None), ("x-ray", None),
+])
+def test_plain_reading_writes_the_corpuss_american_spellings(token, american):
+    from tnforge.grammars.plain import reading
+
+    assert reading(token) == american
+
+
+def test_plain_reading_against_the_shared_sample(shared_tsv):
+    """Rules read off British words of the sample's train split: every word they rewrite, as the corpus
+    does, but three proper nouns and a "synagogues" the corpus left British (docs/grammars.md)."""
+    from tnforge.grammars.plain import reading
+
+    rewritten = [(before, after) for before, after in _rows(shared_tsv, "PLAIN") if reading(before) is not None]
+    wrong = sorted({before for before, after in rewritten if reading(before) != after})
+    assert len(rewritten) == 83 and wrong == ["Bodour", "Dextre", "Notre", "synagogues"]
