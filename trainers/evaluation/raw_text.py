@@ -108,10 +108,14 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
     sentences_right = words = edits = agreed = 0
     plain_words = plain_edits = 0  # over sentences without an ELECTRONIC token (spelt letter by letter)
     predictions: list[dict[str, Any]] = []
+    wrong_sentences: list[dict[str, Any]] = []
     for reading, sentence in zip(readings, gold, strict=True):
         reference = sentence.spoken
         sentences_right += reading.spoken == reference
         count, wrong = len(reference.split()), word_errors(reference, reading.spoken)
+        if reading.spoken != reference:
+            wrong_sentences.append({"source": sentence.source, "sentence_id": sentence.sentence_id,
+                                    "word_errors": wrong, "gold": reference, "spoken": reading.spoken})
         words += count
         edits += wrong
         if "ELECTRONIC" not in sentence.classes:
@@ -138,7 +142,7 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
         "class_accuracy_nontrivial": (_ratio(sum(p["predicted_class"] == p["class"] for p in nontrivial),
                                              len(nontrivial)) if nontrivial else None),
         "decoded": sum(sum(r.decoded) for r in readings), "grammar_read": sum(sum(r.grammar) for r in readings),
-        "errors": report["errors"], "judged": report["judged"],
+        "errors": report["errors"], "judged": report["judged"], "wrong_sentences": wrong_sentences,
     }
     for error in row["errors"]:
         error["predicted_class"] = predictions[error["key"]]["predicted_class"]
@@ -211,7 +215,8 @@ def raw_markdown(result: dict[str, Any], title: str) -> str:
 
 
 def write_raw_report(result: dict[str, Any], out: str | None, title: str) -> str:
-    """The table as Markdown; with `out`, raw.md and raw.json (every figure and error) written there too."""
+    """The table as Markdown; with `out`, raw.md and raw.json (every figure and error, and every sentence read
+    wrong beside its gold spoken form) written there too."""
     import json
 
     markdown = raw_markdown(result, title)
