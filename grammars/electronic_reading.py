@@ -22,7 +22,7 @@ import re
 
 _PIECE = re.compile(r"[^\W\d_]+|\d+|\S", re.UNICODE)
 _HASHTAG = re.compile(r"^#([^\W_]+)$", re.UNICODE)
-_CAMEL = re.compile(r"^([A-Z]+)([A-Z][a-z]+)$")
+_CAMEL = re.compile(r"^([A-Z]+)([A-Z][a-z]{2,})$")
 #: Symbols by name (`.` is `dot`, the one name the corpus leaves unspelt).
 NAMES = {".": "dot", "/": "slash", ":": "colon", "-": "dash", "_": "underscore", "%": "percent", "#": "hash tag",
          "@": "at", "~": "tilde", "?": "question mark", "=": "equals", "&": "and", "+": "plus"}

@@ -38,6 +38,7 @@ def test_verbalizer_reproduces_the_shared_samples_urls(shared_tsv):
     ("nethttp://x.ru/a_b", "n e t h t t p colon slash slash x dot r u slash a underscore b"),  # glued http
     ("fairfield.edu/x18850.html", "fairfield dot e d u slash x one eight eight five o dot h t m l"),
     ("bbc.co.uk/programme", "b b c dot c o dot uk slash program"),
+    ("who.int/NTDs", "who dot int slash n t d s"),  # no capitalised word after the capitals
     ("mail@example.com", "mail at example dot com"),
 ])
 def test_verbalizer_rules(token, words):
