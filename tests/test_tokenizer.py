@@ -37,6 +37,7 @@ def test_detokenize_attaches_punctuation_as_written():
     # Hashtags are one token, a number sign is not; a word glued after a domain stays in it.
     ("The #Selfie craze, the # 7 seed, wolframalpha.comDensity of water.",
      ["The", "#Selfie", "craze", ",", "the", "#", "7", "seed", ",", "wolframalpha.comDensity", "of", "water", "."]),
+    ("A kind of 'error term'.", ["A", "kind", "of", "'", "error", "term", "'", "."]),  # a closing quote, then a period
     ("", []),
 ])
 def test_tokenize_follows_the_corpus(text, tokens):

@@ -108,8 +108,10 @@ def token_spans(text: str) -> list[tuple[int, int]]:
         token = match.group(0)
         if token == "'":
             open_quote = not open_quote
-        elif match.lastgroup == "word" and token.endswith("'") and open_quote and not token.endswith("s'"):
-            spans.extend([(start, end - 1), (end - 1, end)])
+        elif match.lastgroup == "word" and open_quote and token.rstrip(".").endswith("'") \
+                and not token.rstrip(".").endswith("s'"):
+            quote = start + len(token.rstrip(".")) - 1  # "term'." of "'error term'.": word, quote, period
+            spans.extend([(start, quote), (quote, quote + 1), *([(quote + 1, end)] if end > quote + 1 else [])])
             open_quote = False
             continue
         if match.lastgroup == "word" and token.endswith(".") and len(token) > 1:
