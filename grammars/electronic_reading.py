@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from tnforge.grammars.plain import reading as american
+
 _PIECE = re.compile(r"[^\W\d_]+|\d+|\S", re.UNICODE)
 _HASHTAG = re.compile(r"^#([^\W_]+)$", re.UNICODE)
 _CAMEL = re.compile(r"^([A-Z]+)([A-Z][a-z]{2,})$")
@@ -35,9 +37,6 @@ _TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen
           "nineteen")
 _TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _VOWELS = frozenset("aeiouy")
-#: British → American spellings the corpus applies inside URLs (programme → program).
-_AMERICAN = ((re.compile(r"(?<=[a-z][a-z])mme$"), "m"), (re.compile(r"(?<=[a-z])our$"), "or"),
-             (re.compile(r"(?<=[a-z][a-z])tre$"), "ter"), (re.compile(r"(?<=[a-z])ogue$"), "og"))
 
 
 def two_digits(digits: str) -> str:
@@ -52,9 +51,8 @@ def two_digits(digits: str) -> str:
 
 
 def _word(lower: str) -> str:
-    for pattern, replacement in _AMERICAN:
-        lower = pattern.sub(replacement, lower)
-    return lower
+    """A word in a URL, in the corpus's American spelling (`programme` → program: `plain.reading`)."""
+    return american(lower) or lower
 
 
 def letter_words(run: str, after_dot: bool = False) -> list[str]:

@@ -4,8 +4,8 @@ token → the spoken sentence. Tokens the tagger calls PLAIN or PUNCT with a pro
 decoded by the seq2seq from its context window, many sentences' tokens batched together (sorted by window
 length), its predicted class reaching the decoding constraint (the covering grammar's mask by class) — unless
 the grammar commits to one reading of it in that class (`reading_words.reading`: a URL spelt as the corpus
-spells it, a LETTERS token, a number with one reading), which is used as is. Without classes every token is
-decoded, as `tnforge normalize` always did."""
+spells it, a LETTERS token, a British spelling the corpus writes American, a number with one reading), which
+is used as is. Without classes every token is decoded, as `tnforge normalize` always did."""
 
 from __future__ import annotations
 
