@@ -54,11 +54,12 @@ def main() -> None:
         torch.set_num_threads(threads)
         loaded = load_model(args.model, "cpu")
         for grammar in (True, False):
-            constraint = None
-            if grammar:
+            constraint = reading_words = None
+            if grammar:  # as `normalize --grammar-constraint`: the mask, and the grammar's one readings
                 reading_words, covered = adapter.reading_words()
                 constraint = grammar_constraint(loaded, reading_words, covered)
-            normalizer = Normalizer(loaded, tagger, constraint, args.beam, args.batch_size)
+            normalizer = Normalizer(loaded, tagger, constraint, args.beam, args.batch_size,
+                                    reading_words=reading_words)
             started = time.monotonic()
             normalize_lines(normalizer, iter(texts), lambda _text: None)  # warm-up: grammar, caches
             warm_up = time.monotonic() - started

@@ -49,9 +49,15 @@ def reading_words(before: str, cls: str | None = None, limit: int = 1000) -> fro
     return get_grammar().reading_words(before, cls, limit)
 
 
+def reading(before: str, cls: str | None) -> str | None:
+    """The one reading the grammar commits to for a token in a class (the corpus's spelling: a URL's
+    `_letter` encoding), or None when a model must choose among its readings (`Grammar.reading`)."""
+    return get_grammar().reading(before, cls)
+
+
 def covered_classes() -> frozenset[str]:
     """Classes the grammar really covers (ELECTRONIC is over-generated only loosely: not a hard constraint)."""
     return COVERED_CLASSES
 
 
-__all__ = ["readings", "licenses", "licenses_batch", "reading_words", "covered_classes", "get_grammar", "COVERED_CLASSES"]
+__all__ = ["readings", "licenses", "licenses_batch", "reading_words", "reading", "covered_classes", "get_grammar", "COVERED_CLASSES"]

@@ -6,7 +6,8 @@
 * `judge(wanted)`: a tolerant batch judge `→ [bool | None]` (None: a token the grammar failed on) and a
   note for reports (evaluation, comparisons, benchmarks).
 * `reading_words(limit)`: `(before, cls) → word tuples` of every licensed reading, and the covered classes
-  (the constrained decoder's hard mask).
+  (the constrained decoder's hard mask); the callable's `reading(before, cls)` gives the one reading the
+  grammar commits to (a URL, a LETTERS token: `Grammar.reading`), which raw-text decoding uses as is.
 
 Importing this module imports no pynini; the grammar loads on first use (in Beam: in a DoFn's setup).
 """
@@ -120,16 +121,31 @@ def judge(wanted: bool | None = None) -> tuple[BatchJudge | None, str]:
     return judge_all, "errors judged by the covering grammar"
 
 
-def reading_words(limit: int = READING_LIMIT) -> tuple[ReadingWords, frozenset[str]]:
-    """The grammar as `(before, cls) → licensed readings as word tuples` (a token it cannot parse gets none,
-    so it stays unconstrained), and the classes it covers."""
-    resolve(True)
-    grammars = _grammars()
+class GrammarWords:
+    """The grammar as the decoder sees it: called with `(before, cls)`, the licensed readings as word tuples
+    (a token it cannot parse gets none, so it stays unconstrained); `reading(before, cls)`, the one reading
+    it commits to in the corpus's spelling, or None (the model chooses; also when the grammar fails)."""
 
-    def words(before: str, cls: str | None) -> Collection[tuple[str, ...]]:
+    def __init__(self, limit: int = READING_LIMIT):
+        self.limit = limit
+        self.grammars = _grammars()
+
+    def __call__(self, before: str, cls: str | None) -> Collection[tuple[str, ...]]:
         try:
-            return grammars.reading_words(before, cls, limit)
+            return self.grammars.reading_words(before, cls, self.limit)
         except Exception:  # noqa: BLE001 - a token the grammar cannot parse stays unconstrained
             return frozenset()
 
-    return words, COVERED
+    def reading(self, before: str, cls: str | None) -> str | None:
+        find = getattr(self.grammars, "reading", None)
+        try:
+            return find(before, cls) if callable(find) else None
+        except Exception:  # noqa: BLE001 - a token the grammar cannot read is left to the model
+            return None
+
+
+def reading_words(limit: int = READING_LIMIT) -> tuple[ReadingWords, frozenset[str]]:
+    """The grammar as `(before, cls) → licensed readings as word tuples` with its `reading` (`GrammarWords`),
+    and the classes it covers."""
+    resolve(True)
+    return GrammarWords(limit), COVERED

@@ -2,7 +2,9 @@
 symbols by name (dot, slash, colon, dash, underscore, hash tag).
 
 The corpus writes these readings one character at a time (`b_letter a_letter … dot n_letter e_letter t_letter`);
-`decode_letters` turns that into plain words ("battle dot net") and `encode_letters` back.
+`decode_letters` turns that into plain words ("battle dot net") and `encode_letters` back. The lattice
+over-generates (every run read as a word or spelt) and always holds the one reading the corpus writes
+(`electronic_reading.verbalize`), which is the class's deterministic reading (`Grammar.reading`).
 """
 
 from __future__ import annotations
@@ -11,14 +13,13 @@ import re
 from typing import TYPE_CHECKING
 
 from tnforge.grammars.cardinal import cardinal_strings, digit_path
-from tnforge.grammars.lattice import Lattice, cat, words
+from tnforge.grammars.electronic_reading import NAMES, encode_letters, spoken_words, verbalize
+from tnforge.grammars.lattice import Lattice, TokenReadings, alt, cat, words
 
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
 
 _PIECE = re.compile(r"[A-Za-z]+|\d+|.", re.UNICODE)
-_NAMES = {".": "dot", "/": "slash", ":": "colon", "-": "dash", "_": "underscore", "%": "percent", "#": "hash tag",
-          "@": "at", "~": "tilde", "?": "question mark", "=": "equals", "&": "and", "+": "plus"}
 
 
 def decode_letters(reading: str) -> str:
@@ -32,19 +33,6 @@ def decode_letters(reading: str) -> str:
         elif piece:
             out.append(f" {piece} ")
     return " ".join("".join(out).split())
-
-
-def encode_letters(reading: str) -> str:
-    """Inverse of `decode_letters`: words spelled as `x_letter`, spaces as ` _letter`, `dot` kept."""
-    tokens = []
-    for index, word in enumerate(reading.split()):
-        if word == "dot":
-            tokens.append("dot")
-            continue
-        if index and tokens[-1] != "dot":
-            tokens.append("_letter")
-        tokens.extend(f"{c}_letter" for c in word)
-    return " ".join(tokens).replace(" _letter", "  _letter")
 
 
 def _letters(run: str) -> tuple[str, ...]:
@@ -73,10 +61,15 @@ def lattice(g: Grammar, token: str) -> Lattice:
                 slots.extend(path)
         elif piece.isalpha():
             slots.append(_letters(piece))
-        elif piece in _NAMES:
-            slots.append(tuple(n for n in (_NAMES[piece], *g.symbols.get(piece, ())) if n != "number"))
+        elif piece in NAMES:
+            slots.append(tuple(n for n in (NAMES[piece], *g.symbols.get(piece, ())) if n != "number"))
         elif piece.isspace():
             continue
         else:
             slots.append(g.symbols.get(piece, (piece,)))
-    return cat([tuple(slots)], words("")) if slots else []
+    found = cat([tuple(slots)], words("")) if slots else []
+    plain = " ".join(spoken_words(text))
+    return alt(found, words(plain)) if plain and plain not in TokenReadings(found) else found
+
+
+__all__ = ["decode_letters", "encode_letters", "lattice", "verbalize"]

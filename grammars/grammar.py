@@ -6,11 +6,14 @@ import importlib
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 
 from tnforge.collector import gc_paused
+from tnforge.grammars.electronic_reading import verbalize
 from tnforge.grammars.lattice import Lattice, TokenReadings
+from tnforge.grammars.letters import reading as letters_reading
+from tnforge.grammars.plain import reading as american_reading
 from tnforge.grammars.tables import Tables, load_tables
 from tnforge.schemas.classes import GRAMMAR_MODULES
 
@@ -18,6 +21,13 @@ from tnforge.schemas.classes import GRAMMAR_MODULES
 CLASS_MODULES: dict[str, str] = GRAMMAR_MODULES
 
 
+#: Classes whose one reading the corpus's rules give: class → the rule (token → reading, "" for none).
+_RULES: dict[str, Callable[[str], str | None]] = {"ELECTRONIC": verbalize, "LETTERS": letters_reading,
+                                                  "PLAIN": american_reading}
+#: Classes read as written unless a rule says otherwise (`Grammar.reading`; the tagger's confidence decides).
+_AS_WRITTEN = frozenset({"PLAIN", "PUNCT"})
+#: Classes whose only licensed reading, when there is one, is the reading (`Grammar.reading`).
+DETERMINISTIC: frozenset[str] = frozenset(CLASS_MODULES) - _AS_WRITTEN - frozenset(_RULES)
 #: Readings licensed for every token of a class (the pass-through classes' trivial targets).
 _ALWAYS: dict[str, frozenset[str]] = {"PLAIN": frozenset({"<self>"})}
 
@@ -213,6 +223,23 @@ class Grammar:
         """Licensed readings as word tuples (capped): what a constrained decoder may produce."""
         return frozenset(tuple(r.split()) for r in self.readings(before, cls, limit))
 
+    def reading(self, before: str, cls: str | None) -> str | None:
+        """The one reading the grammar commits to for a token in a class, in the corpus's spelling, or None
+        when it leaves the choice to a model: ELECTRONIC, LETTERS and PLAIN by the corpus's rules
+        (`verbalize`, `letters.reading`, `plain.reading`: a URL spelt `_letter` by `_letter`, `NTDs` → n t
+        d's, a lone `T` as written, `colours` → colors); another class (not PUNCT) when it licenses exactly
+        one reading. Always a licensed reading."""
+        if cls is None:
+            return None
+        rule = _RULES.get(cls)
+        if rule is not None:
+            found = rule(before)
+            return found if found and self.licenses(before, found, cls) else None
+        if cls not in DETERMINISTIC:
+            return None
+        only = self.token_readings(before, cls).first(2)
+        return only[0] if len(only) == 1 else None
+
     def clear_cache(self) -> None:
         """Forget every token's readings and every memoized sub-lattice."""
         self._cache.clear()
@@ -233,4 +260,4 @@ def default_grammar() -> Grammar:
     return _default
 
 
-__all__ = ["Grammar", "default_grammar", "normalize_reading", "CLASS_MODULES"]
+__all__ = ["Grammar", "default_grammar", "normalize_reading", "CLASS_MODULES", "DETERMINISTIC"]

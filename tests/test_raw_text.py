@@ -198,6 +198,10 @@ def test_plain_text_evaluation_rows_agree_with_evaluate(tiny):
     assert raw["tokenization_agrees"] == 4 and raw["class_accuracy"] is None
     assert raw["sentence_accuracy"] == raw["sentences_correct"] / 4
     assert raw["wer"] == raw["word_errors"] / raw["words"]
+    for row in rows.values():  # every sentence read wrong is listed, with its word errors
+        assert len(row["wrong_sentences"]) == row["sentences"] - row["sentences_correct"]
+        assert sum(w["word_errors"] for w in row["wrong_sentences"]) == row["word_errors"]
+        assert all(w["gold"] != w["spoken"] for w in row["wrong_sentences"])
     table = raw_markdown(result, "t")
     assert table.count("\n| ") == 3 + 1 and "every token decoded" in table
     assert word_errors("a b c d", "a x c") == 2 and word_errors("", "a") == 1 and word_errors("a b", "a b") == 0

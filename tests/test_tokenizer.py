@@ -30,6 +30,14 @@ def test_detokenize_attaches_punctuation_as_written():
     ("The U.S. STS-121 flight, Girls' team and 'light' reading.",
      ["The", "U.S.", "STS-", "121", "flight", ",", "Girls'", "team", "and", "'", "light", "'", "reading", "."]),
     ("Mail bob@example.org or see www.example.com/x.", ["Mail", "bob@example.org", "or", "see", "www.example.com/x", "."]),
+    # A genus initial keeps its period before a long lower-case word; "Ph. D. from" and "N. p." do not.
+    ("Thus D. subg. and D. grimaldii, a Ph. D. from N. p. by Christine A. and T.",
+     ["Thus", "D.", "subg", ".", "and", "D.", "grimaldii", ",", "a", "Ph", ".", "D", ".", "from", "N", ".", "p", ".",
+      "by", "Christine", "A", ".", "and", "T", "."]),
+    # Hashtags are one token, a number sign is not; a word glued after a domain stays in it.
+    ("The #Selfie craze, the # 7 seed, wolframalpha.comDensity of water.",
+     ["The", "#Selfie", "craze", ",", "the", "#", "7", "seed", ",", "wolframalpha.comDensity", "of", "water", "."]),
+    ("A kind of 'error term'.", ["A", "kind", "of", "'", "error", "term", "'", "."]),  # a closing quote, then a period
     ("", []),
 ])
 def test_tokenize_follows_the_corpus(text, tokens):

@@ -88,7 +88,11 @@ _RULES: list[tuple[str, str]] = [
     ("prefix", r"[A-Z]{1,4}-(?=\d)"),  # "STS-" of "STS-121"
     ("initials", r"(?:[A-Z]\. )+[A-Z]\.(?!\s*$)"),
     ("acronym", r"(?:[A-Za-z]\.){2,}"),
-    ("domain", r"[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|info|cz)\b"),
+    # A capitalised word glued on after the domain stays in it ("wolframalpha.comDensity", a reference's
+    # missing space), as in the corpus.
+    ("domain", r"[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|info|cz)"
+               r"(?:[A-Z][a-z]+)?\b"),
+    ("hashtag", r"#[^\W\d_]\w*"),  # "#Selfie" (but "# 7", "# 1": the corpus splits a number sign off)
     ("word", r"\w+(?:['’&]\w+|-(?=[^\W\d_])\w+)*(?:'(?!\w))?\.?"),  # "Doom-50" is three tokens
     ("other", r"\S"),
 ]
@@ -104,19 +108,34 @@ def token_spans(text: str) -> list[tuple[int, int]]:
         token = match.group(0)
         if token == "'":
             open_quote = not open_quote
-        elif match.lastgroup == "word" and token.endswith("'") and open_quote and not token.endswith("s'"):
-            spans.extend([(start, end - 1), (end - 1, end)])
+        elif match.lastgroup == "word" and open_quote and token.rstrip(".").endswith("'") \
+                and not token.rstrip(".").endswith("s'"):
+            quote = start + len(token.rstrip(".")) - 1  # "term'." of "'error term'.": word, quote, period
+            spans.extend([(start, quote), (quote, quote + 1), *([(quote + 1, end)] if end > quote + 1 else [])])
             open_quote = False
             continue
         if match.lastgroup == "word" and token.endswith(".") and len(token) > 1:
-            # "M." of "M. Smith" keeps its period; "N. p." and a sentence's last "B." do not.
-            following = text[end:].lstrip()[:1]
-            single_initial = len(token) == 2 and token[0].isupper() and following and not following.islower()
-            if token.lower() not in ABBREVIATIONS and not single_initial:
+            if token.lower() not in ABBREVIATIONS and not single_initial(text, start, end):
                 spans.extend([(start, end - 1), (end - 1, end)])
                 continue
         spans.append((start, end))
     return spans
+
+
+_LOWER_WORD = re.compile(r"\s*[a-z]{4,}")
+
+
+def single_initial(text: str, start: int, end: int) -> bool:
+    """Whether the capital and period `text[start:end]` ("M.") is an initial that keeps its period: before a
+    capitalised word or punctuation ("M. Smith", "A. ("), or before a lower-case word of four letters or more
+    not after another abbreviation ("D. grimaldii", a genus; but "N. p.", "Ph. D. from" and a sentence's
+    last "B." split)."""
+    if end - start != 2 or not text[start].isupper():
+        return False
+    following = text[end:].lstrip()[:1]
+    if following and not following.islower():
+        return True
+    return bool(_LOWER_WORD.match(text, end)) and not re.search(r"\.\s*$", text[:start])
 
 
 def tokenize(text: str) -> list[str]:

@@ -2,8 +2,10 @@
 token → the spoken sentence. Tokens the tagger calls PLAIN or PUNCT with a probability of at least
 `threshold` are read as the corpus reads them (`<self>`, `sil`) without the seq2seq; every other token is
 decoded by the seq2seq from its context window, many sentences' tokens batched together (sorted by window
-length), its predicted class reaching the decoding constraint (the covering grammar's mask by class).
-Without classes every token is decoded, as `tnforge normalize` always did."""
+length), its predicted class reaching the decoding constraint (the covering grammar's mask by class) — unless
+the grammar commits to one reading of it in that class (`reading_words.reading`: a URL spelt as the corpus
+spells it, a LETTERS token, a British spelling the corpus writes American, a number with one reading), which
+is used as is. Without classes every token is decoded, as `tnforge normalize` always did."""
 
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ ReadingWords = Callable[[str, str | None], Collection[tuple[str, ...]]]
 @dataclass
 class SentenceReading:
     """One sentence read: its tokens, their classes (None: unknown) and class probabilities, each token's
-    reading as the corpus writes it (`<self>`, `sil` or words) and whether the seq2seq decoded it."""
+    reading as the corpus writes it (`<self>`, `sil` or words), whether the seq2seq decoded it and whether
+    it is the grammar's one reading (`grammar`)."""
 
     tokens: list[str]
     classes: list[str | None]
@@ -36,6 +39,7 @@ class SentenceReading:
     readings: list[str]
     decoded: list[bool]
     hypotheses: list[list[tuple[str, float]]] = field(default_factory=list)  # top-k (text, score) per token
+    grammar: list[bool] = field(default_factory=list)  # read by the grammar's one reading (not the seq2seq)
 
     @property
     def spoken(self) -> str:
@@ -57,6 +61,13 @@ def read_as_written(token: str, cls: str | None, probability: float, threshold: 
     return READ_AS_WRITTEN[cls]
 
 
+def grammar_reading(reading_words: ReadingWords | None, token: str, cls: str | None) -> str | None:
+    """The one reading the covering grammar commits to for a token in a class (`reading_words.reading`, as
+    `tnforge.grammars.adapter.GrammarWords` has it), or None: no grammar, no class, or the model's choice."""
+    find = getattr(reading_words, "reading", None)
+    return find(token, cls) if callable(find) and cls is not None else None
+
+
 def read_sentences(
     loaded: Any,
     sentences: Sequence[Sequence[str]],
@@ -71,13 +82,15 @@ def read_sentences(
     alternatives: Sequence[Sequence[Sequence[str]]] | None = None,
     covered: Collection[str] = COVERED,
     top_k: int = 1,
+    grammar_readings: bool = True,
 ) -> tuple[list[SentenceReading], Counts]:
     """Read tokenized sentences: each token's reading and the constraint's counts summed over the batches.
 
     `classes` (gold, or a tagger's) go to the constraint with each decoded token; `probabilities` (default
     1.0 each) decide, with `threshold`, which PLAIN/PUNCT tokens skip the seq2seq (threshold > 1: none;
     `reading_words`, the covering grammar, sends PLAIN tokens it reads otherwise to the seq2seq, and moves a
-    token whose class it has no reading for to the first of its `alternatives` it has — `decoding_class`).
+    token whose class it has no reading for to the first of its `alternatives` it has — `decoding_class`;
+    with `grammar_readings`, a token it has one reading for in its class takes it — `grammar_reading`).
     """
     from tnforge.trainers.decoding.decode import decode_batch
     from tnforge.trainers.seq2seq.data import make_batch
@@ -86,7 +99,8 @@ def read_sentences(
     class_lists = [list(c) for c in classes] if classes is not None else [[None] * len(t) for t in token_lists]
     probs = ([list(p) for p in probabilities] if probabilities is not None
              else [[1.0] * len(t) for t in token_lists])
-    results = [SentenceReading(tokens, cls, prob, [""] * len(tokens), [False] * len(tokens), [[] for _ in tokens])
+    results = [SentenceReading(tokens, cls, prob, [""] * len(tokens), [False] * len(tokens), [[] for _ in tokens],
+                               [False] * len(tokens))
                for tokens, cls, prob in zip(token_lists, class_lists, probs, strict=True)]
     pending: list[tuple[int, int, str]] = []  # (sentence, token, window) to decode
     for s, result in enumerate(results):
@@ -101,7 +115,13 @@ def read_sentences(
             else:
                 others = alternatives[s][t] if alternatives is not None else ()
                 result.classes[t] = decoding_class(result.tokens[t], cls, others, reading_words, covered)
-                pending.append((s, t, window_input(result.tokens, t)))
+                fixed = grammar_reading(reading_words, result.tokens[t], result.classes[t]) if grammar_readings else None
+                if fixed is not None:
+                    result.readings[t] = fixed
+                    result.hypotheses[t] = [(fixed, 0.0)]
+                    result.grammar[t] = True
+                else:
+                    pending.append((s, t, window_input(result.tokens, t)))
     pending.sort(key=lambda item: len(item[2]))  # stable: equal lengths keep sentence order
     max_input = int(loaded.config.get("max_input_length", 256))
     counts: Counts = {}
@@ -197,12 +217,15 @@ def normalize_texts(
 
 def reading_table(reading: SentenceReading) -> str:
     """Each token beside its class (with the tagger's probability) and reading, one a line, then a blank line
-    and the spoken sentence; `*` marks tokens the seq2seq decoded."""
+    and the spoken sentence; `*` marks tokens the seq2seq decoded, `=` those read by the grammar's one reading."""
     width = max((len(t) for t in reading.tokens), default=0)
     rows = []
-    for token, cls, probability, text, decoded in zip(reading.tokens, reading.classes, reading.probabilities,
-                                                     reading.readings, reading.decoded, strict=True):
+    fixed = reading.grammar or [False] * len(reading.tokens)
+    for token, cls, probability, text, decoded, by_grammar in zip(reading.tokens, reading.classes,
+                                                                  reading.probabilities, reading.readings,
+                                                                  reading.decoded, fixed, strict=True):
         tag = "" if cls is None else f"{cls} {probability:.2f}"
-        rows.append(f"{token:<{width}}  {tag:<16}{'*' if decoded else ' '} {text}".rstrip() if cls is not None
+        mark = "*" if decoded else "=" if by_grammar else " "
+        rows.append(f"{token:<{width}}  {tag:<16}{mark} {text}".rstrip() if cls is not None
                     else f"{token:<{width}}  {text}")
     return "\n".join([*rows, "", reading.spoken])

@@ -108,10 +108,14 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
     sentences_right = words = edits = agreed = 0
     plain_words = plain_edits = 0  # over sentences without an ELECTRONIC token (spelt letter by letter)
     predictions: list[dict[str, Any]] = []
+    wrong_sentences: list[dict[str, Any]] = []
     for reading, sentence in zip(readings, gold, strict=True):
         reference = sentence.spoken
         sentences_right += reading.spoken == reference
         count, wrong = len(reference.split()), word_errors(reference, reading.spoken)
+        if reading.spoken != reference:
+            wrong_sentences.append({"source": sentence.source, "sentence_id": sentence.sentence_id,
+                                    "word_errors": wrong, "gold": reference, "spoken": reading.spoken})
         words += count
         edits += wrong
         if "ELECTRONIC" not in sentence.classes:
@@ -137,7 +141,8 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
         "class_accuracy": _ratio(class_right, len(with_class)) if with_class else None,
         "class_accuracy_nontrivial": (_ratio(sum(p["predicted_class"] == p["class"] for p in nontrivial),
                                              len(nontrivial)) if nontrivial else None),
-        "decoded": sum(sum(r.decoded) for r in readings), "errors": report["errors"], "judged": report["judged"],
+        "decoded": sum(sum(r.decoded) for r in readings), "grammar_read": sum(sum(r.grammar) for r in readings),
+        "errors": report["errors"], "judged": report["judged"], "wrong_sentences": wrong_sentences,
     }
     for error in row["errors"]:
         error["predicted_class"] = predictions[error["key"]]["predicted_class"]
@@ -153,9 +158,11 @@ def evaluate_raw(loaded: Any, files: Sequence[Path], split: str | None, tagger: 
                  judge: BatchJudge | None = None, beam: int = BEAM, batch_size: int = BATCH_SIZE, threshold: float = THRESHOLD,
                  tokenize: Callable[[str], list[str]] | None = None,
                  detokenize: Callable[[Sequence[str]], str] | None = None, reading_words: Any = None,
-                 on_row: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                 on_row: Callable[[str, dict[str, Any]], None] | None = None,
+                 grammar_readings: bool = True) -> dict[str, Any]:
     """Every row of `stages` on the split's sentences:
-    {"rows": {name: figures}, "sentences": count}."""
+    {"rows": {name: figures}, "sentences": count}. `grammar_readings`: tokens the grammar has one reading
+    for take it (`read_sentences`), except in the every-token-decoded row."""
     from tnforge import tokenizer as corpus_tokenizer
 
     tokenize = tokenize or corpus_tokenizer.tokenize
@@ -176,7 +183,7 @@ def evaluate_raw(loaded: Any, files: Sequence[Path], split: str | None, tagger: 
             classes = [s.classes for s in gold]
         readings, _ = read_sentences(loaded, tokens, classes, probabilities, constraint, beam, batch_size,
                                      threshold=2.0 if every else threshold, reading_words=reading_words,
-                                     alternatives=alternatives)
+                                     alternatives=alternatives, grammar_readings=grammar_readings and not every)
         rows[name] = score(readings, gold, judge) | {"seconds": time.monotonic() - started}
         if on_row:
             on_row(name, rows[name])
@@ -191,7 +198,7 @@ def raw_markdown(result: dict[str, Any], title: str) -> str:
     """One table: a row per stage configuration, the cost of each predicted stage read down the columns."""
     lines = [f"# {title}", "",
              "| tokens, classes | sentences right | WER | WER w/o ELECTRONIC | tokenization agrees | token accuracy | non-trivial | "
-             "class accuracy (non-trivial) | decoded | unrecoverable (class right, covered) |",
+             "class accuracy (non-trivial) | decoded (grammar's one reading) | unrecoverable (class right, covered) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, row in result["rows"].items():
         unrecoverable = (f"{row['unrecoverable']} ({row['unrecoverable_class_right_covered']})"
@@ -202,12 +209,14 @@ def raw_markdown(result: dict[str, Any], title: str) -> str:
             f"| {name} | {_percent(row['sentence_accuracy'])} ({row['sentences_correct']}/{row['sentences']}) | "
             f"{_percent(row['wer'])} ({row['word_errors']}/{row['words']}) | {_percent(row['wer_without_electronic'])} | "
             f"{row['tokenization_agrees']}/{row['sentences']} | {_percent(row['tokens']['accuracy'])} | "
-            f"{_percent(row['nontrivial']['accuracy'])} | {classes} | {row['decoded']} | {unrecoverable} |")
+            f"{_percent(row['nontrivial']['accuracy'])} | {classes} | {row['decoded']} ({row.get('grammar_read', 0)}) | "
+            f"{unrecoverable} |")
     return "\n".join(lines) + "\n"
 
 
 def write_raw_report(result: dict[str, Any], out: str | None, title: str) -> str:
-    """The table as Markdown; with `out`, raw.md and raw.json (every figure and error) written there too."""
+    """The table as Markdown; with `out`, raw.md and raw.json (every figure and error, and every sentence read
+    wrong beside its gold spoken form) written there too."""
     import json
 
     markdown = raw_markdown(result, title)
