@@ -13,26 +13,14 @@ import re
 from typing import TYPE_CHECKING
 
 from tnforge.grammars.cardinal import cardinal_strings, digit_path
-from tnforge.grammars.electronic_reading import NAMES, encode_letters, spoken_words, verbalize
+from tnforge.grammars.electronic_reading import NAMES, spoken_words, verbalize
 from tnforge.grammars.lattice import Lattice, TokenReadings, alt, cat, words
+from tnforge.letter_spelling import decode_letters, encode_letters
 
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
 
 _PIECE = re.compile(r"[A-Za-z]+|\d+|.", re.UNICODE)
-
-
-def decode_letters(reading: str) -> str:
-    """`b_letter a_letter dot n_letter  _letter s_letter` → `ba dot n s` (the corpus's ELECTRONIC encoding)."""
-    out = []
-    for piece in reading.replace("  _letter", " \0").split(" "):
-        if piece == "\0" or piece == "_letter":
-            out.append(" ")
-        elif piece.endswith("_letter"):
-            out.append(piece[: -len("_letter")])
-        elif piece:
-            out.append(f" {piece} ")
-    return " ".join("".join(out).split())
 
 
 def _letters(run: str) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from tnforge.grammars.plain import reading as american
+from tnforge.letter_spelling import encode_letters
 
 _PIECE = re.compile(r"[^\W\d_]+|\d+|\S", re.UNICODE)
 _HASHTAG = re.compile(r"^#([^\W_]+)$", re.UNICODE)
@@ -83,20 +84,6 @@ def spoken_words(token: str) -> list[str]:
         elif piece in NAMES:
             out.extend(NAMES[piece].split())
     return out
-
-
-def encode_letters(reading: str) -> str:
-    """Plain words → the corpus's encoding: a word's letters as `x_letter` run together, words apart by
-    `  _letter`, `dot` bare (`ba dot n s` → `b_letter a_letter dot n_letter  _letter s_letter`)."""
-    tokens: list[str] = []
-    for index, word in enumerate(reading.split()):
-        if word == "dot":
-            tokens.append("dot")
-            continue
-        if index and tokens[-1] != "dot":
-            tokens.append("_letter")
-        tokens.extend(f"{c}_letter" for c in word)
-    return " ".join(tokens).replace(" _letter", "  _letter")
 
 
 def verbalize(token: str) -> str:

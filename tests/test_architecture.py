@@ -24,7 +24,9 @@ FORBIDDEN = {
     "benchmarks": ("tnforge.cli",),
 }
 #: Folder → the only tnforge packages it may import (besides itself).
-ONLY = {"schemas": ("tnforge.schemas",), "grammars": ("tnforge.grammars", "tnforge.schemas", "tnforge.hashing", "tnforge.collector")}
+ONLY = {"schemas": ("tnforge.schemas",),
+        "grammars": ("tnforge.grammars", "tnforge.schemas", "tnforge.hashing", "tnforge.collector",
+                     "tnforge.letter_spelling")}
 #: Core modules (tnforge/*.py, not the CLI) sit below every wing.
 WING_PACKAGES = ("tnforge.pipelines", "tnforge.generators", "tnforge.trainers", "tnforge.grammars",
                  "tnforge.validation", "tnforge.cli")

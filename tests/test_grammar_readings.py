@@ -102,7 +102,8 @@ def test_raw_text_takes_the_grammars_one_reading(tmp_path):
     assert reading.readings[1] == verbalize("Battle.net") and reading.readings[4] == "b b c"
     assert reading.hypotheses[1] == [(verbalize("Battle.net"), 0.0)]
     assert reading.spoken.startswith("See b_letter a_letter t_letter t_letter l_letter e_letter dot n_letter")
-    assert "ELECTRONIC 1.00 = b_letter" in reading_table(reading)
+    assert "ELECTRONIC 1.00 = battle dot net" in reading_table(reading)  # as words; the corpus spelling on request
+    assert "ELECTRONIC 1.00 = b_letter" in reading_table(reading, corpus_letters=True)
     # Off (as in evaluate's every-token-decoded row): the seq2seq reads them.
     [decoded], _ = read_sentences(loaded, tokens, classes, reading_words=reading_words, grammar_readings=False)
     assert not any(decoded.grammar) and decoded.decoded[1] and decoded.decoded[4]

@@ -353,3 +353,21 @@ def test_live_standard_input_gets_each_answer_before_the_next_line(tiny):
         process.kill()
     assert answers == ["Train five hundred forty leaves at four forty five", "",
                        "It costs three dollars not five dollars"]
+
+
+def test_speech_turns_the_corpus_letter_spelling_into_words():
+    """`normalize` writes URLs as a speech engine says them; `--corpus-letters` keeps the corpus's spelling."""
+    from tnforge.grammars.electronic_reading import verbalize
+    from tnforge.trainers.decoding.raw_text import SentenceReading, reading_table
+    from tnforge.trainers.normalize import Normalizer
+
+    url = verbalize("Battle.net")
+    assert url.startswith("b_letter a_letter t_letter")
+    reading = SentenceReading(["See", "Battle.net", "."], ["PLAIN", "ELECTRONIC", "PUNCT"], [1.0, 0.9, 1.0],
+                              [SELF, url, SIL], [False, False, False])
+    assert reading.spoken == f"See {url}"
+    assert reading.speech == "See battle dot net"
+    assert Normalizer(None).text(reading) == "See battle dot net"
+    assert Normalizer(None, corpus_letters=True).text(reading) == f"See {url}"
+    assert reading_table(reading).splitlines()[-1] == "See battle dot net"
+    assert "_letter" not in reading_table(reading) and "_letter" in reading_table(reading, corpus_letters=True)

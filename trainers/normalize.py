@@ -35,6 +35,11 @@ class Normalizer:
     threshold: float = THRESHOLD
     reading_words: Any = None  # the covering grammar: PLAIN tokens it reads otherwise go to the seq2seq
     top_k: int = 1  # hypotheses kept per decoded token
+    corpus_letters: bool = False  # write URLs spelt as the corpus does (`b_letter a_letter …`), not as words
+
+    def text(self, reading: SentenceReading) -> str:
+        """The spoken sentence to write: plain words, or the corpus's spelling with `corpus_letters`."""
+        return reading.spoken if self.corpus_letters else reading.speech
 
     def __call__(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> list[SentenceReading]:
         return normalize_texts(self.loaded, texts, self.tagger, self.constraint, self.beam, self.batch_size,
@@ -144,7 +149,7 @@ def normalize_lines(normalizer: Normalizer, lines: Iterable[str | None], write: 
     sentences = tokens = decoded = 0
     for texts in chunks(lines, chunk):
         readings = normalizer(texts)
-        write("".join(reading.spoken + "\n" for reading in readings))
+        write("".join(normalizer.text(reading) + "\n" for reading in readings))
         sentences += len(readings)
         tokens += sum(len(r.tokens) for r in readings)
         decoded += sum(sum(r.decoded) for r in readings)

@@ -20,12 +20,14 @@ from tnforge.trainers.decoding.defaults import THRESHOLD
               help="Hard covering-grammar mask by each token's predicted class (needs --tagger).")
 @click.option("--threshold", default=THRESHOLD, type=click.FloatRange(0),
               help="Tagger probability from which PLAIN/PUNCT tokens are read as written (above 1: never).")
+@click.option("--corpus-letters", is_flag=True, default=False,
+              help="Write spelt-out URLs as the corpus does (b_letter a_letter ...), not as words (ba ...).")
 @common.decoding_options
 @common.progress_option(True, help="Progress bar on stderr for --file.")
 @common.runtime_options
 def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, tagger: str | None,
-              grammar_constraint: bool, threshold: float, beam: int, batch_size: int, progress: bool, device: str,
-              threads: int) -> None:
+              grammar_constraint: bool, threshold: float, corpus_letters: bool, beam: int, batch_size: int,
+              progress: bool, device: str, threads: int) -> None:
     """Normalize raw text: tokenize it like the corpus, tag each token's class (--tagger), decode the tokens
     that need it, and print the spoken text.
 
@@ -55,12 +57,12 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
     reading_words, covered = common.grammar_words(grammar_constraint)
     constraint, _ = build_constraint(loaded, reading_words=reading_words, covered=covered)
     normalizer = Normalizer(loaded, common.load_tagger(tagger) if tagger else None, constraint, beam, batch_size,
-                            threshold, reading_words)
+                            threshold, reading_words, corpus_letters=corpus_letters)
     if text:
         [reading] = normalizer([" ".join(text)])
         if not reading.tokens:
             raise click.ClickException("nothing to normalize: the text has no tokens")
-        click.echo(reading_table(reading))
+        click.echo(reading_table(reading, corpus_letters))
         return
     bar = (lambda total: progress_bar(total, desc="normalize", unit="sent")) if progress else None
     done = normalize_file(normalizer, source, out, bar)

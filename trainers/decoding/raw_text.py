@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from tnforge.letter_spelling import decode_letters
 from tnforge.schemas import SELF, SIL
 from tnforge.schemas.classes import COVERED
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, THRESHOLD
@@ -43,8 +44,15 @@ class SentenceReading:
 
     @property
     def spoken(self) -> str:
-        """The spoken sentence (`<self>` → the token, `sil` → nothing)."""
+        """The spoken sentence as the corpus writes it (`<self>` → the token, `sil` → nothing)."""
         return spoken(self.tokens, self.readings)
+
+    @property
+    def speech(self) -> str:
+        """The spoken sentence in plain words: the corpus's letter-by-letter spelling of URLs
+        (`b_letter a_letter t_letter t_letter l_letter e_letter dot n_letter e_letter t_letter`) as the words
+        a speech engine says ("battle dot net")."""
+        return decode_letters(self.spoken)
 
 
 def read_as_written(token: str, cls: str | None, probability: float, threshold: float,
@@ -215,9 +223,10 @@ def normalize_texts(
     return readings
 
 
-def reading_table(reading: SentenceReading) -> str:
+def reading_table(reading: SentenceReading, corpus_letters: bool = False) -> str:
     """Each token beside its class (with the tagger's probability) and reading, one a line, then a blank line
-    and the spoken sentence; `*` marks tokens the seq2seq decoded, `=` those read by the grammar's one reading."""
+    and the spoken sentence; `*` marks tokens the seq2seq decoded, `=` those read by the grammar's one reading.
+    Readings spelt letter by letter are shown as plain words unless `corpus_letters`."""
     width = max((len(t) for t in reading.tokens), default=0)
     rows = []
     fixed = reading.grammar or [False] * len(reading.tokens)
@@ -226,6 +235,7 @@ def reading_table(reading: SentenceReading) -> str:
                                                                   reading.decoded, fixed, strict=True):
         tag = "" if cls is None else f"{cls} {probability:.2f}"
         mark = "*" if decoded else "=" if by_grammar else " "
+        text = text if corpus_letters else decode_letters(text)
         rows.append(f"{token:<{width}}  {tag:<16}{mark} {text}".rstrip() if cls is not None
                     else f"{token:<{width}}  {text}")
-    return "\n".join([*rows, "", reading.spoken])
+    return "\n".join([*rows, "", reading.spoken if corpus_letters else reading.speech])
