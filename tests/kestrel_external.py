@@ -129,7 +129,8 @@ def unit_candidates(cls: str, symbol: str, reading: str) -> list[tuple[str, str,
 
 
 def report() -> list[str]:
-    """Coverage per part and class of both files, with the lexicon's misses (a fresh grammar, default cache)."""
+    """Coverage per part and class of the three files, with the misses of the studied parts (a fresh grammar,
+    default cache); held-out B of the lexicon was studied in round 2, the fresh file's held-out half never was."""
     from collections import defaultdict
 
     from tnforge.grammars.coverage import measure_coverage
@@ -149,12 +150,12 @@ def report() -> list[str]:
         licensed = any(grammar.licenses_batch(unit_candidates(*row)))
         counts[(unit_part(row), row[0])][0] += licensed
         counts[(unit_part(row), row[0])][1] += 1
-        if not licensed and unit_part(row) != "held-out B":
+        if not licensed:
             misses.append(f"MISS    {unit_part(row):<11} {row[0]:<10} {row[1]!r} ~ {row[2]!r}")
     for (part, cls), (licensed, total) in sorted(counts.items()):
         lines.append(f"lexicon {part:<11} {cls:<10} {licensed:>4}/{total:<4} {licensed / total:.1%}")
     return lines + misses
 
 
-if __name__ == "__main__":  # python tests/kestrel_external.py (held-out B's misses are not printed)
+if __name__ == "__main__":  # python tests/kestrel_external.py (the fresh file's held-out misses are not printed)
     print("\n".join(report()))
