@@ -83,6 +83,7 @@ def lattice(g: Grammar, token: str) -> Lattice:
         scale = words(*_scale(g, ranged.group(3))) if ranged.group(3) else words("")
         names = words(*sorted({name for row in rows for name in row[:2]}))
         return cat(first, words("to", "through", ""), second, scale, names) if first and second else []
+    rest = re.sub(r"(?<=\d) (?=\d{3}(?!\d))", ",", rest)  # $120 000 as $120,000
     match = _AMOUNT.match(rest)
     if not match or not match.group(1) or match.group(1) in ("-", "."):
         return []
@@ -93,7 +94,11 @@ def lattice(g: Grammar, token: str) -> Lattice:
     for singular, plural_name, minor, minor_plural in rows:
         names = words(singular, plural_name)
         if scale:
-            found += cat(decimal_lattice(g, amount), words(*_scale(g, scale)), words("", "of"), names)
+            whole, _, tenths = amount.partition(".")
+            number = decimal_lattice(g, amount)
+            if tenths and not tenths.strip("0") and whole:  # $7.0 million → seven million dollars
+                number = alt(number, words(*cardinal_strings(g, whole.replace(",", ""))))
+            found += cat(number, words(*_scale(g, scale)), words("", "of"), names)
             continue
         found += cat(decimal_lattice(g, amount), names)
         whole, _, cents = amount.partition(".")

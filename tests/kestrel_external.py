@@ -13,7 +13,8 @@ from tnforge.hashing import stable_hash64, unit_interval
 DATA = Path(__file__).resolve().parent / "data"
 EXTERNAL = DATA / "kestrel_external_en.tsv"
 UNITS = DATA / "kestrel_units_en.tsv"
-FRESH = DATA / "kestrel_fresh_en.tsv"  # round 2: sentences 4829-5046
+FRESH = DATA / "kestrel_fresh_en.tsv"  # round 2: sentences 4829-5164
+INDICATIVE = DATA / "kestrel_indicative_en.tsv"  # round 2: a competitor's Kestrel-style expectations, unverified
 SPLIT_SEED = 15  # issue #15; fixed before any row was looked at
 
 #: First words left by the source's number stripping ("and a half inches", "thirds of a milligram", "o moles").
@@ -53,6 +54,11 @@ def external_pairs(part: str | None = None, path: Path = EXTERNAL) -> list[tuple
 def fresh_pairs(part: str | None = None) -> list[tuple[str, str, str, int]]:
     """The rows of kestrel_fresh_en.tsv (round 2), split like the other token file."""
     return external_pairs(part, FRESH)
+
+
+def indicative_pairs() -> list[tuple[str, str, str, int]]:
+    """The rows of kestrel_indicative_en.tsv (rare classes; provenance unverified, see its header)."""
+    return read_corpus_pairs(INDICATIVE)
 
 
 def unit_rows() -> list[tuple[str, str, str]]:
@@ -138,6 +144,8 @@ def report() -> list[str]:
 
     grammar = Grammar()
     lines = []
+    for cls, stats in sorted(measure_coverage(indicative_pairs(), grammar).items()):
+        lines.append(f"indic.  {'all':<11} {cls:<10} {stats.licensed:>4}/{stats.total:<4} {stats.share:.1%}")
     for name, pairs in (("tokens", external_pairs), ("fresh", fresh_pairs)):
         for part in ("studied", "held-out"):
             for cls, stats in sorted(measure_coverage(pairs(part), grammar).items()):

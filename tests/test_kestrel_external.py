@@ -16,6 +16,7 @@ pytest.importorskip("pynini")
 from kestrel_external import (  # noqa: E402
     external_pairs,
     fresh_pairs,
+    indicative_pairs,
     kept_unit_rows,
     split_of,
     unit_candidates,
@@ -95,6 +96,15 @@ def test_fresh_tokens_of_unseen_sentences_are_licensed(g: Grammar) -> None:
             assert cls in NUMBER_CLASSES and stats.share >= 0.995, (part, cls, stats.misses)
 
 
+def test_rare_class_readings_of_a_second_source_are_licensed(g: Grammar) -> None:
+    """TIME, TELEPHONE, FRACTION, MONEY, MEASURE readings from a competitor's self-tests (indicative: provenance
+    unverified; measured at 92-100% per class before the round's last widening, 100% after, docs/grammars.md)."""
+    result = measure_coverage(indicative_pairs(), g)
+    assert set(result) == {"TIME", "TELEPHONE", "FRACTION", "MONEY", "MEASURE"}
+    for cls, stats in result.items():
+        assert stats.total >= 15 and stats.share == 1.0, (cls, stats.misses)
+
+
 def test_round_two_conventions(g: Grammar) -> None:
     """The conventions widened from the lexicon's part B (docs/grammars.md), and what stays rejected."""
     for token, spoken, cls in [("2 kDa", "two kilodaltons", "MEASURE"), ("2 sq/km", "two square per kilometer",
@@ -110,7 +120,7 @@ def test_round_two_conventions(g: Grammar) -> None:
 
 
 def test_corruptions_of_real_readings_are_rejected(g: Grammar) -> None:
-    gold = [(c, b, a) for c, b, a, _ in external_pairs() + fresh_pairs()]
+    gold = [(c, b, a) for c, b, a, _ in external_pairs() + fresh_pairs() + indicative_pairs()]
     for row in kept_unit_rows()[::2]:
         found = [(cls, token, spoken) for token, spoken, cls in unit_candidates(*row) if g.licenses(token, spoken, cls)]
         gold += found[:1]
