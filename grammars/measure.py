@@ -25,10 +25,14 @@ _SQUARE = ("sq ", "sq.", "square ")
 _CUBIC = ("cu ", "cu.", "cubic ")
 
 
+_BRITISH = re.compile(r"(met|lit)re")
+
+
 def _base_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
-    """A unit's names as written in the tables, in another case (hz, khz, db), or written out (mile, feet)."""
+    """A unit's names as written in the tables, in another case (hz, khz, db), or written out (mile, feet,
+    metres: Kestrel reads British spellings the American way)."""
     return list(g.units.get(unit, ())) or list(g.units_folded.get(unit.lower(), ())) or \
-        list(g.unit_names.get(unit.lower(), ()))
+        list(g.unit_names.get(_BRITISH.sub(r"\1er", unit.lower()), ()))
 
 
 def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
@@ -118,11 +122,14 @@ _COMPOUND = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*([^\d\s]+)")
 
 
 def lattice(g: Grammar, token: str) -> Lattice:
-    """MEASURE readings: a number and a unit, a range (3–5 km), or a compound (6 ft 2 in)."""
+    """MEASURE readings: a number and a unit, a range (3–5 km), a compound (6 ft 2 in), or a bare ratio whose
+    number stood in the token before (/km², per km2 → per square kilometers)."""
     found = _single(g, token)
     if found:
         return found
     text = clean(token) or token.strip()
+    if re.match(r"^(?:/|per\s)", text):
+        return unit_lattice(g, text, True)
     ranged = _RANGED.match(text)
     if ranged:
         first, second = number_lattice(g, ranged.group(1)), number_lattice(g, ranged.group(2))

@@ -18,6 +18,8 @@ _AMOUNT = re.compile(r"^(-?(?:\d[\d,]*)?(?:\.\d+)?)\s*([A-Za-z]*)$")
 #: "dollars", "pounds".
 _DOLLAR = re.compile(r"^(?:[A-Za-z]{1,3}[$£][A-Za-z]{0,2}|[$£][A-Za-z]{1,2}(?=[\d\s.]))")
 _DOLLAR_AFTER = re.compile(r"\s(?:[A-Za-z]{1,3}[$£][A-Za-z]{0,2}|[$£][A-Za-z]{1,2})$")
+#: A scale letter glued between the amount and a code or dollar form (2TWST, 5M$US): Kestrel reads the scale.
+_GLUED_SCALE = re.compile(r"^(-?\d[\d,]*(?:\.\d+)?\s?(?:k|K|m|M|mn|b|B|bn|t|T|tn))\s?([A-Z]{3}|[A-Za-z]{0,3}[$£][A-Za-z]{0,2})$")
 _PLAIN = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence")}
 
 
@@ -36,6 +38,9 @@ def _symbols(g: Grammar) -> tuple[tuple[str, bool], ...]:
 
 def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
     """(currency, rest) with the currency written before or after the amount (longest symbol first)."""
+    glued = _GLUED_SCALE.match(text)
+    if glued and (glued.group(2) in g.currencies or not glued.group(2).isalpha()):
+        return glued.group(2), glued.group(1)
     dollar = _DOLLAR.match(text)
     if dollar and dollar.group(0) not in g.currencies:
         return dollar.group(0), text[dollar.end():].strip()
@@ -47,11 +52,11 @@ def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
             return symbol, text[len(symbol):].strip()
         if text.endswith(symbol) and (glued or text[: -len(symbol)].endswith(" ")):
             return symbol, text[: -len(symbol)].strip()
-    code = re.match(r"^([A-Za-z]{2,3})\b", text)  # another case than the table's: TK, RS, Usd
-    if code and code.group(1) not in g.currencies:
-        for symbol in (code.group(1).upper(), code.group(1).capitalize(), code.group(1).lower()):
-            if symbol in g.currencies:
-                return symbol, text[code.end():].strip()
+    for code in (re.match(r"^([A-Za-z]{2,3})\b", text), re.search(r"(?<=[\d\s])([A-Za-z]{2,3})$", text)):
+        if code and code.group(1) not in g.currencies:  # another case than the table's: TK, RS, Usd, 5 bn tk
+            for symbol in (code.group(1).upper(), code.group(1).capitalize(), code.group(1).lower()):
+                if symbol in g.currencies:
+                    return symbol, (text[code.end():] if code.start() == 0 else text[: code.start()]).strip()
     return None
 
 
@@ -78,6 +83,7 @@ def lattice(g: Grammar, token: str) -> Lattice:
         scale = words(*_scale(g, ranged.group(3))) if ranged.group(3) else words("")
         names = words(*sorted({name for row in rows for name in row[:2]}))
         return cat(first, words("to", "through", ""), second, scale, names) if first and second else []
+    rest = re.sub(r"(?<=\d) (?=\d{3}(?!\d))", ",", rest)  # $120 000 as $120,000
     match = _AMOUNT.match(rest)
     if not match or not match.group(1) or match.group(1) in ("-", "."):
         return []
@@ -88,7 +94,11 @@ def lattice(g: Grammar, token: str) -> Lattice:
     for singular, plural_name, minor, minor_plural in rows:
         names = words(singular, plural_name)
         if scale:
-            found += cat(decimal_lattice(g, amount), words(*_scale(g, scale)), words("", "of"), names)
+            whole, _, tenths = amount.partition(".")
+            number = decimal_lattice(g, amount)
+            if tenths and not tenths.strip("0") and whole:  # $7.0 million → seven million dollars
+                number = alt(number, words(*cardinal_strings(g, whole.replace(",", ""))))
+            found += cat(number, words(*_scale(g, scale)), words("", "of"), names)
             continue
         found += cat(decimal_lattice(g, amount), names)
         whole, _, cents = amount.partition(".")

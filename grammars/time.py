@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
 
 _TIME = re.compile(
-    r"^(\d{1,2})(?:[:.](\d{2}))?(?:[:.](\d{2}))?(?:\.(\d+))?\s*([ap])?\.?\s*(m)?\.?\s*([A-Z]{1,5})?$",
+    r"^(\d{1,2})(?:[:.]\s?(\d{2}))?(?:[:.](\d{2}))?(?:\.(\d+))?\s*([ap])?\.?\s*(m)?\.?\s*([A-Z]{1,5})?$",
     re.IGNORECASE,
 )
 
@@ -39,6 +39,13 @@ def _units(g: Grammar, values: tuple[str, ...], names: tuple[str, ...], fraction
             pieces.append(words("and", ""))
         pieces += [number, words(name, _SINGULAR[name])]
     return cat(*pieces)
+
+
+def _milliseconds(g: Grammar, minutes: str, seconds: str, hundredths: str) -> Lattice:
+    """2:34.19 → two minutes thirty four seconds and nineteen milliseconds (Kestrel reads the digits after the
+    point as a number of milliseconds)."""
+    return cat(_units(g, (minutes, seconds), ("minutes", "seconds")), words("and"),
+               words(*cardinal_strings(g, str(int(hundredths)))), words("milliseconds", "millisecond"))
 
 
 _MILITARY = re.compile(r"^([01]\d|2[0-4])([0-5]\d)\s*(h|hrs|hours)?$", re.IGNORECASE)
@@ -78,12 +85,16 @@ def lattice(g: Grammar, token: str) -> Lattice:
         found = alt(cat(hour, minutes_lattice(g, minutes)) if clock else [],
                     [] if half else _units(g, (hours, minutes), ("hours", "minutes")),
                     [] if half else _units(g, (hours, minutes), ("minutes", "seconds")))
-    elif seconds is None:  # 1:02.5
+    elif seconds is None:  # 1:02.5; 2:34.19 → two minutes thirty four seconds and nineteen milliseconds
         found = _units(g, (hours, minutes), ("minutes", "seconds"), fraction)
+        if half is None and len(fraction) == 3:
+            found = alt(found, _milliseconds(g, hours, minutes, fraction))
     else:  # 18:00:00, 1:02:03.4
         found = alt(cat(hour, minutes_lattice(g, minutes), words(*cardinal_strings(g, str(int(seconds)))))
                     if clock and fraction is None else [],
                     [] if half else _units(g, (hours, minutes, seconds), ("hours", "minutes", "seconds"), fraction))
+        if half is None and fraction is None and token.strip()[match.start(3) - 1] == ".":  # 2:34.19
+            found = alt(found, _milliseconds(g, hours, minutes, seconds))
     if half is not None:
         found = cat(found, words(f"{half.lower()} m"))
     if zone:
