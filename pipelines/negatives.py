@@ -53,6 +53,7 @@ from tnforge.pipelines.negative_units import (
     GenerateNegatives,
     Piece,
     assign_units,
+    auto_workers,
     distinct_inputs,
     work_units,
 )
@@ -240,7 +241,8 @@ def run_negatives(
     kinds: any of "synthetic", "random", "topk"; ratio: negatives per positive (None = all candidates, up
     to `cap` per input); topk_from: a hypotheses Parquet file (required for "topk"); grammar: judge the
     negatives with the covering grammar (None = when available); pipeline_args: Beam options (the local
-    FnApiRunner unless they name a runner); workers: local worker processes (direct_num_workers); trivial:
+    FnApiRunner unless they name a runner); workers: local worker processes (direct_num_workers; None: 1, in
+    process; 0: `auto_workers`, one per expected work unit up to the usable cores); trivial:
     make pairs for trivial tokens too, and "unread" (`<self>`) negatives for the others; units: work units
     (None: from the data, one per INPUTS_PER_UNIT distinct inputs; the files are the same for any count)."""
     say = progress or (lambda _message: None)
@@ -267,8 +269,11 @@ def run_negatives(
     manifest = require_complete(root)
     use_grammar = resolve_grammar(grammar)
     settings = Settings(kinds=frozenset(kinds), ratio=ratio, cap=cap, seed=seed, trivial=trivial)
+    if workers == 0:
+        workers = auto_workers(root, units, pipeline_args)
     say(f"generating {'+'.join(kinds)} negatives at ratio {ratio or 'all'} (cap {cap}, grammar "
-        f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'})")
+        f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'}"
+        f"{f', {workers} local workers' if workers and workers > 1 else ''})")
     options = pipeline_options(pipeline_args, workers)  # refuses bad runner options before anything is deleted
     _forget_outputs(root, manifest)
     pipeline = make_pipeline(options)
