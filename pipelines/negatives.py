@@ -147,19 +147,17 @@ def count_outputs(root: str) -> dict[str, Any]:
     """Counts per split and type (and class, and subtype) of the pairs and vocabulary pairs written."""
 
     def tally(dataset: str, by: list[str]) -> list[dict]:
-        files = dataset_files(root, dataset)
-        if not files:
-            return []
         columns = sorted({"split", "label", "negative_type", *by})
         strings = [c for c in columns if c not in ("label", "licensed")]
-        # String columns read dictionary-encoded and counted by code; the few groups are named after.
-        table = pa.concat_tables(
-            [read_parquet(f, columns=columns, read_dictionary=strings) for f in files]).unify_dictionaries()
         found: dict[tuple, int] = {}
-        for row in table.group_by(columns).aggregate([("label", "count")]).to_pylist():
-            kind = "positive" if row["negative_type"] == "" and row["label"] == 1 else row["negative_type"]
-            group = (row["split"], kind, *(row[c] for c in by))
-            found[group] = found.get(group, 0) + row["label_count"]
+        # File by file (one shard in memory at a time), string columns read dictionary-encoded and counted
+        # by code; the few groups are named after.
+        for path in dataset_files(root, dataset):
+            table = read_parquet(path, columns=columns, read_dictionary=strings).unify_dictionaries()
+            for row in table.group_by(columns).aggregate([("label", "count")]).to_pylist():
+                kind = "positive" if row["negative_type"] == "" and row["label"] == 1 else row["negative_type"]
+                group = (row["split"], kind, *(row[c] for c in by))
+                found[group] = found.get(group, 0) + row["label_count"]
         names = ["split", "type", *by, "label_count"]
         return [dict(zip(names, (*group, n), strict=True)) for group, n in found.items()]
 
