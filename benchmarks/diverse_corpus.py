@@ -100,7 +100,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the re-drawn values")
     parser.add_argument("--ratio", default="10")
     parser.add_argument("--kinds", default="synthetic,random")
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--workers", type=int,
+                        help="local workers of both commands (default: each command's own default)")
     parser.add_argument("--keep", help="write the corpus and dataset in this folder and keep them")
     parser.add_argument("--corpus-only", action="store_true", help="only write the corpus")
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -121,14 +122,14 @@ def main() -> None:
     out = folder / "dataset"
     shutil.rmtree(out, ignore_errors=True)
     try:
-        build_s, build_mb = timed(["-m", "tnforge", "build", *map(str, paths), "--out", str(out),
-                                   "--workers", str(args.workers)])
+        workers = ["--workers", str(args.workers)] if args.workers else []
+        build_s, build_mb = timed(["-m", "tnforge", "build", *map(str, paths), "--out", str(out), *workers])
         from tnforge import datasets
 
         positives = datasets.read_dataset(out, "positive_pairs", columns=["class"])
         classes = positives.column("class").to_pylist()
         negatives_s, negatives_mb = timed(["-m", "tnforge", "negatives", str(out), "--kinds", args.kinds,
-                                           "--ratio", args.ratio, "--grammar", "--workers", str(args.workers)])
+                                           "--ratio", args.ratio, "--grammar", *workers])
         figures.update({
             "distinct_positive_pairs": len(classes),
             "distinct_number_class_pairs": sum(c in ("CARDINAL", "ORDINAL", "DECIMAL", "MONEY", "MEASURE", "DATE",

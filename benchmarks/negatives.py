@@ -117,10 +117,12 @@ def main() -> None:
     parser.add_argument("--grammar", action=argparse.BooleanOptionalAction, default=None,
                         help="judge negatives with the covering grammar (default: when it is installed)")
     parser.add_argument("--units", type=int, help="work units (default: from the data)")
-    parser.add_argument("--workers", type=int, help="local worker processes")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="local worker processes (default 0: as `tnforge negatives`, one per unit up to the cores)")
     parser.add_argument("pipeline_args", nargs="*", help="Beam options, e.g. --direct_num_workers=2")
     args = parser.parse_args()
 
+    from tnforge.pipelines.negative_units import auto_workers
     from tnforge.pipelines.negatives import run_negatives
 
     with tempfile.TemporaryDirectory(prefix="tnforge-neg-bench-") as temp:
@@ -134,10 +136,11 @@ def main() -> None:
             write_manifest(root, mark_complete({"benchmark": "negatives", "pairs": args.pairs}))
         prepared = time.perf_counter() - started
         positives = datasets.read_dataset(root, "positive_pairs", columns=["key"]).num_rows
+        workers = args.workers or auto_workers(str(root), args.units, args.pipeline_args)
         started = time.perf_counter()
         section = run_negatives(
             str(root), args.kinds.split(","), None if args.ratio == "all" else float(args.ratio), None,
-            args.grammar, 0, args.shards, args.pipeline_args, workers=args.workers, units=args.units,
+            args.grammar, 0, args.shards, args.pipeline_args, workers=workers, units=args.units,
         )
         elapsed = time.perf_counter() - started
     pairs = sum(n for split in section["counts"].values() for n in split.values())
@@ -152,6 +155,7 @@ def main() -> None:
         "licensed": section["licensed"],
         "distinct_inputs": section["work"]["inputs"],
         "units": section["work"]["units"],
+        "workers": workers,
         "prepare_s": round(prepared, 1),
         "negatives_s": round(elapsed, 1),
         "peak_rss_mb": round(peak / 1024),

@@ -13,7 +13,8 @@ total order, so the files are byte-identical for any unit count, chunk size and 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import apache_beam as beam
@@ -49,6 +50,36 @@ def work_units(inputs: int, override: int | None = None) -> int:
     if override:
         return int(override)
     return max(1, math.ceil(inputs / INPUTS_PER_UNIT))
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def auto_workers(root: str, units: int | None, pipeline_args: Sequence[str] = ()) -> int:
+    """Local worker processes for `--workers 0` (the CLI's default): one per expected work unit, at most the
+    usable cores; 1 (in-process, no start-up of worker processes) for a single unit, and when the Beam
+    options choose another runner or their own `direct_num_workers`. Units are estimated from the positive
+    files' row counts (Parquet footers; an upper bound of the distinct inputs). The files are the same bytes
+    for any worker count."""
+    from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+
+    from tnforge.datasets import dataset_files
+    from tnforge.filesystems import parquet_file
+    from tnforge.pipelines.runner import is_local_runner
+
+    runner = PipelineOptions(list(pipeline_args)).view_as(StandardOptions).runner
+    if (runner is not None and not is_local_runner(runner)) or any(
+            a.startswith("--direct_num_workers") for a in pipeline_args):
+        return 1
+    if not units:
+        rows = sum(parquet_file(path).metadata.num_rows for path in dataset_files(root, "positive_pairs"))
+        units = work_units(rows)
+    return max(1, min(usable_cores(), units))
 
 
 def distinct_inputs(piece: Piece) -> int:

@@ -53,6 +53,7 @@ from tnforge.pipelines.negative_units import (
     GenerateNegatives,
     Piece,
     assign_units,
+    auto_workers,
     distinct_inputs,
     work_units,
 )
@@ -146,19 +147,17 @@ def count_outputs(root: str) -> dict[str, Any]:
     """Counts per split and type (and class, and subtype) of the pairs and vocabulary pairs written."""
 
     def tally(dataset: str, by: list[str]) -> list[dict]:
-        files = dataset_files(root, dataset)
-        if not files:
-            return []
         columns = sorted({"split", "label", "negative_type", *by})
         strings = [c for c in columns if c not in ("label", "licensed")]
-        # String columns read dictionary-encoded and counted by code; the few groups are named after.
-        table = pa.concat_tables(
-            [read_parquet(f, columns=columns, read_dictionary=strings) for f in files]).unify_dictionaries()
         found: dict[tuple, int] = {}
-        for row in table.group_by(columns).aggregate([("label", "count")]).to_pylist():
-            kind = "positive" if row["negative_type"] == "" and row["label"] == 1 else row["negative_type"]
-            group = (row["split"], kind, *(row[c] for c in by))
-            found[group] = found.get(group, 0) + row["label_count"]
+        # File by file (one shard in memory at a time), string columns read dictionary-encoded and counted
+        # by code; the few groups are named after.
+        for path in dataset_files(root, dataset):
+            table = read_parquet(path, columns=columns, read_dictionary=strings).unify_dictionaries()
+            for row in table.group_by(columns).aggregate([("label", "count")]).to_pylist():
+                kind = "positive" if row["negative_type"] == "" and row["label"] == 1 else row["negative_type"]
+                group = (row["split"], kind, *(row[c] for c in by))
+                found[group] = found.get(group, 0) + row["label_count"]
         names = ["split", "type", *by, "label_count"]
         return [dict(zip(names, (*group, n), strict=True)) for group, n in found.items()]
 
@@ -240,7 +239,8 @@ def run_negatives(
     kinds: any of "synthetic", "random", "topk"; ratio: negatives per positive (None = all candidates, up
     to `cap` per input); topk_from: a hypotheses Parquet file (required for "topk"); grammar: judge the
     negatives with the covering grammar (None = when available); pipeline_args: Beam options (the local
-    FnApiRunner unless they name a runner); workers: local worker processes (direct_num_workers); trivial:
+    FnApiRunner unless they name a runner); workers: local worker processes (direct_num_workers; None: 1, in
+    process; 0: `auto_workers`, one per expected work unit up to the usable cores); trivial:
     make pairs for trivial tokens too, and "unread" (`<self>`) negatives for the others; units: work units
     (None: from the data, one per INPUTS_PER_UNIT distinct inputs; the files are the same for any count)."""
     say = progress or (lambda _message: None)
@@ -267,8 +267,11 @@ def run_negatives(
     manifest = require_complete(root)
     use_grammar = resolve_grammar(grammar)
     settings = Settings(kinds=frozenset(kinds), ratio=ratio, cap=cap, seed=seed, trivial=trivial)
+    if workers == 0:
+        workers = auto_workers(root, units, pipeline_args)
     say(f"generating {'+'.join(kinds)} negatives at ratio {ratio or 'all'} (cap {cap}, grammar "
-        f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'})")
+        f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'}"
+        f"{f', {workers} local workers' if workers and workers > 1 else ''})")
     options = pipeline_options(pipeline_args, workers)  # refuses bad runner options before anything is deleted
     _forget_outputs(root, manifest)
     pipeline = make_pipeline(options)

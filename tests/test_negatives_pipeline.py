@@ -269,3 +269,21 @@ def test_cli_ratio_3_and_errors(built, tmp_path):
     empty.mkdir()
     nothing = runner.invoke(cli, ["negatives", str(empty), "--no-grammar"])
     assert nothing.exit_code == 1 and "tnforge build" in nothing.output
+
+
+def test_auto_workers_one_per_unit_up_to_the_cores(built, monkeypatch):
+    """`--workers 0` (the CLI's default): one local worker per expected unit, at most the usable cores; one
+    (in process) for a single unit and when Beam options choose the workers or another runner."""
+    from tnforge.pipelines import negative_units
+
+    root = str(built)
+    assert negative_units.auto_workers(root, None) == 1  # the sample: one unit, no worker processes
+    monkeypatch.setattr(negative_units, "usable_cores", lambda: 2)
+    assert negative_units.auto_workers(root, 64) == 2 and negative_units.auto_workers(root, 1) == 1
+    monkeypatch.setattr(negative_units, "INPUTS_PER_UNIT", 1000)  # units estimated from the positive files
+    assert negative_units.auto_workers(root, None) == 2
+    monkeypatch.setattr(negative_units, "usable_cores", lambda: 16)
+    rows = datasets.read_dataset(built, "positive_pairs", columns=["key"]).num_rows
+    assert negative_units.auto_workers(root, None) == min(16, -(-rows // 1000))
+    assert negative_units.auto_workers(root, 64, ["--direct_num_workers=3"]) == 1
+    assert negative_units.auto_workers(root, 64, ["--runner=DataflowRunner"]) == 1
