@@ -252,7 +252,7 @@ def test_cli_ratio_3_and_errors(built, tmp_path):
     root = _copy(built, tmp_path / "cli")
     runner = CliRunner()
     result = runner.invoke(cli, ["negatives", str(root), "--ratio", "3", "--no-grammar", "--shards", "1",
-                                 "--units", "2"])
+                                 "--units", "2", "--workers", "0"])
     assert result.exit_code == 0, result.output
     assert "synthetic" in result.output and "vocab" in result.output
     negatives = json.loads((root / "manifest.json").read_text())["negatives"]
@@ -272,7 +272,7 @@ def test_cli_ratio_3_and_errors(built, tmp_path):
 
 
 def test_auto_workers_one_per_unit_up_to_the_cores(built, monkeypatch):
-    """`--workers 0` (the CLI's default): one local worker per expected unit, at most the usable cores; one
+    """`--workers 0` (automatic): one local worker per expected unit, at most the usable cores; one
     (in process) for a single unit and when Beam options choose the workers or another runner."""
     from tnforge.pipelines import negative_units
 
