@@ -19,8 +19,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tnforge.trainers.tagger.pronounce import (
+    CASE_NAMES,
+    DIGIT_NAMES,
+    LETTER_NAMES,
+    CharModel,
+    case_traits,
+    digit_traits,
+    letter_traits,
+    letters,
+)
+
 #: Bumped whenever the features change: a model records it and refuses other versions.
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 #: Neighbour offsets that get their own features.
 OFFSETS = (-2, -1, 1, 2)
 
@@ -101,6 +112,8 @@ class Lexicon:
     words: dict[str, int] = field(default_factory=dict)
     counts: dict[str, list[int]] = field(default_factory=dict)
     lower: dict[str, list[int]] = field(default_factory=dict)
+    plain: CharModel = field(default_factory=CharModel)  # letters of the PLAIN words (pronounceable)
+    spelt: CharModel = field(default_factory=CharModel)  # letters of the LETTERS tokens (spelt out)
 
     @classmethod
     def fit(cls, sentences: Iterable[Sequence[str]], labels: Iterable[Sequence[str]], classes: Sequence[str],
@@ -111,24 +124,33 @@ class Lexicon:
         frequency: Counter = Counter()
         by_token: dict[str, list[int]] = {}
         by_lower: dict[str, list[int]] = {}
+        plain: list[str] = []
+        spelt: list[str] = []
         for tokens, tags in zip(sentences, labels, strict=True):
             for token, tag in zip(tokens, tags, strict=True):
+                if tag == "PLAIN" and token.replace("'", "").replace("-", "").isalpha():
+                    plain.append(letters(token))
+                elif tag == "LETTERS":
+                    spelt.append(letters(token))
                 frequency[token.lower()] += 1
                 by_token.setdefault(token, [0] * len(classes))[index[tag]] += 1
                 by_lower.setdefault(token.lower(), [0] * len(classes))[index[tag]] += 1
         if words is None:
             ranked = sorted(frequency.items(), key=lambda item: (-item[1], item[0]))[:max_words]
             words = {w: i for i, (w, _) in enumerate(ranked)}
-        return cls(tuple(classes), dict(words), dict(sorted(by_token.items())), dict(sorted(by_lower.items())))
+        return cls(tuple(classes), dict(words), dict(sorted(by_token.items())), dict(sorted(by_lower.items())),
+                   CharModel.fit(plain), CharModel.fit(spelt))
 
     def to_dict(self) -> dict:
         return {"classes": list(self.classes), "words": sorted(self.words, key=self.words.__getitem__),
-                "counts": self.counts, "lower": self.lower}
+                "counts": self.counts, "lower": self.lower, "plain_ngrams": self.plain.counts,
+                "letters_ngrams": self.spelt.counts}
 
     @classmethod
     def from_dict(cls, data: dict) -> Lexicon:
         return cls(tuple(data["classes"]), {w: i for i, w in enumerate(data["words"])},
-                   {t: list(c) for t, c in data["counts"].items()}, {t: list(c) for t, c in data["lower"].items()})
+                   {t: list(c) for t, c in data["counts"].items()}, {t: list(c) for t, c in data["lower"].items()},
+                   CharModel(data["plain_ngrams"]), CharModel(data["letters_ngrams"]))
 
     def _shares(self, counts: list[int] | None) -> tuple[float, list[float]]:
         seen = float(sum(counts)) if counts else 0.0
@@ -138,8 +160,13 @@ class Lexicon:
         """The features of one token on its own."""
         seen, shares = self._shares(self.counts.get(token))
         seen_lower, lower_shares = self._shares(self.lower.get(token.lower()))
+        text = token.strip()
+        word = letters(text)
+        plain, plain_worst = self.plain.score(word)
+        spelt, spelt_worst = self.spelt.score(word)
         return [*_token_features(token, self.words.get(token.lower(), -1), shares, seen), seen_lower,
-                *lower_shares]
+                *lower_shares, plain, plain_worst, spelt, spelt_worst, plain - spelt, *letter_traits(word),
+                *case_traits(text), *digit_traits(text)]
 
 
 TOKEN_NAMES = (
@@ -152,11 +179,16 @@ TOKEN_NAMES = (
 NEIGHBOUR_NAMES = ("exists", "len", "digits", "char0", "title", "all_upper", "all_lower", "all_digits",
                    "all_punct", "month", "word_rank")
 SENTENCE_NAMES = ("index", "from_end", "n_tokens", "caps_share")
+#: Pronounceability (mean and least log2-probability of the token's letters under the PLAIN and the LETTERS
+#: character models, their difference), syllable shape, case pattern, digit groups.
+WORD_NAMES = ("plain_logp", "plain_worst", "letters_logp", "letters_worst", "plain_minus_letters",
+              *LETTER_NAMES, *CASE_NAMES, *DIGIT_NAMES)
 
 
 def feature_names(classes: Sequence[str]) -> list[str]:
     """Names of the columns of `features`, in order."""
-    own = [*TOKEN_NAMES, *(f"share_{c}" for c in classes), "seen_lower", *(f"lower_share_{c}" for c in classes)]
+    own = [*TOKEN_NAMES, *(f"share_{c}" for c in classes), "seen_lower", *(f"lower_share_{c}" for c in classes),
+           *WORD_NAMES]
     around = [f"{'m' if o < 0 else 'p'}{abs(o)}_{name}" for o in OFFSETS for name in NEIGHBOUR_NAMES]
     return [*own, *around, *SENTENCE_NAMES]
 
