@@ -44,6 +44,7 @@ _PUNCT = frozenset(string.punctuation) | frozenset("—–«»“”‘’…")
 _CURRENCY = frozenset("$€£¥₹")
 _VOWELS = frozenset("aeiouy")
 _FIRST, _LAST = 4, 3
+_NAN = float("nan")
 
 
 def _code(char: str | None) -> float:
@@ -96,11 +97,6 @@ def _token_features(token: str, rank: int, shares: Sequence[float], seen: float)
         float(zlib.crc32(shape(text).encode("utf-8")) % 100_003),
         float(rank), sum(c in _VOWELS for c in text.lower()), _consonant_run(text), seen, *shares,
     ]
-
-
-def _neighbour_features(row: Sequence[float]) -> list[float]:
-    """The subset of a token's features used for its neighbours (see NEIGHBOUR_NAMES)."""
-    return [1.0, row[0], row[1], row[9], row[16], row[17], row[18], row[19], row[20], row[29], row[33]]
 
 
 @dataclass
@@ -176,9 +172,12 @@ TOKEN_NAMES = (
        "hyphens", "currency", "percent", "roman", "month", "log_value", "numbers", "shape", "word_rank", "vowels",
        "consonant_run", "seen"]
 )
+#: A neighbour's features ("exists" and a subset of its own, by name).
 NEIGHBOUR_NAMES = ("exists", "len", "digits", "char0", "title", "all_upper", "all_lower", "all_digits",
-                   "all_punct", "month", "word_rank")
-SENTENCE_NAMES = ("index", "from_end", "n_tokens", "caps_share")
+                   "all_punct", "month", "word_rank", "plain_logp", "plain_minus_letters", "lower_share_PLAIN")
+#: Per sentence: the token's position, its length, the share of words in capitals (headlines) and how English
+#: its words look (mean log-probability of their letters under the PLAIN model: foreign names, other languages).
+SENTENCE_NAMES = ("index", "from_end", "n_tokens", "caps_share", "sentence_plain_logp")
 #: Pronounceability (mean and least log2-probability of the token's letters under the PLAIN and the LETTERS
 #: character models, their difference), syllable shape, case pattern, digit groups.
 WORD_NAMES = ("plain_logp", "plain_worst", "letters_logp", "letters_worst", "plain_minus_letters",
@@ -193,31 +192,36 @@ def feature_names(classes: Sequence[str]) -> list[str]:
     return [*own, *around, *SENTENCE_NAMES]
 
 
-def _caps_share(rows: Sequence[Sequence[float]]) -> float:
-    """Share of a sentence's words of two or more letters written in capitals (headlines: "GOAT TO HERO")."""
-    words = [r for r in rows if r[4] >= 2]
-    return sum(r[17] for r in words) / len(words) if words else 0.0
+def _sentence_traits(rows: Sequence[Sequence[float]], at: dict[str, int]) -> list[float]:
+    """Share of a sentence's words of two or more letters written in capitals (headlines: "GOAT TO HERO"),
+    mean PLAIN log-probability of their letters (NaN without such words)."""
+    words = [r for r in rows if r[at["alpha"]] >= 2]
+    if not words:
+        return [0.0, _NAN]
+    return [sum(r[at["all_upper"]] for r in words) / len(words), sum(r[at["plain_logp"]] for r in words) / len(words)]
 
 
 def features(sentences: Sequence[Sequence[str]], lexicon: Lexicon) -> np.ndarray:
     """The float32 feature matrix of every token of `sentences`, in order (one row per token)."""
     rows: list[list[float]] = []
     cache: dict[str, list[float]] = {}
-    empty = [0.0] * len(NEIGHBOUR_NAMES)
-    empty[3] = empty[-1] = -1.0
+    at = {name: i for i, name in enumerate(feature_names(lexicon.classes))}
+    pick = [at.get(name, -1) for name in NEIGHBOUR_NAMES[1:]]  # a missing class share: -1 (never seen)
+    empty = [0.0, *(-1.0 if name in ("char0", "word_rank", "lower_share_PLAIN") else _NAN if "logp" in name
+                    or "letters" in name else 0.0 for name in NEIGHBOUR_NAMES[1:])]
     for tokens in sentences:
         own = []
         for token in tokens:
             if token not in cache:
                 cache[token] = lexicon.describe(token)
             own.append(cache[token])
-        near = [_neighbour_features(r) for r in own]
-        n, caps = len(tokens), _caps_share(own)
+        near = [[1.0, *(r[i] if i >= 0 else -1.0 for i in pick)] for r in own]
+        n, sentence = len(tokens), _sentence_traits(own, at)
         for t in range(n):
             around: list[float] = []
             for offset in OFFSETS:
                 j = t + offset
                 around.extend(near[j] if 0 <= j < n else empty)
-            rows.append([*own[t], *around, float(t), float(n - 1 - t), float(n), caps])
+            rows.append([*own[t], *around, float(t), float(n - 1 - t), float(n), *sentence])
     width = len(feature_names(lexicon.classes))
     return np.asarray(rows, dtype=np.float32).reshape(-1, width)
