@@ -126,6 +126,23 @@ def test_cli_refuses_bad_data_and_a_used_out(run, bundled_build, bundled_tsv, tm
     assert not (tmp_path / "a").exists() and not (tmp_path / "c" / "model.json").exists()
 
 
+def test_cuda_without_a_gpu_is_one_line(bundled_build, tmp_path):
+    from tnforge.trainers.tagger.train import xgboost_device
+
+    assert xgboost_device("cpu") == "cpu"
+    try:
+        xgboost_device("cuda")
+    except ValueError:
+        pass
+    else:
+        pytest.skip("xgboost sees a CUDA GPU here: nothing to refuse")
+    for device, message in (("cuda", "--device cuda: "), ("tpu", "unknown device")):
+        result = CliRunner().invoke(cli, ["train", "tagger", "--data", str(bundled_build), "--out",
+                                          str(tmp_path / device), "--device", device, *FAST])
+        assert result.exit_code != 0 and "Traceback" not in result.output and message in result.output
+        assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / device).exists()
+
+
 def test_load_refuses_what_is_not_a_tagger(tmp_path, run):
     with pytest.raises(ValueError, match="not a tagger run"):
         load_tagger(tmp_path)
