@@ -35,11 +35,11 @@ class TaggerConfig:
     data: str = ""
     out: str = ""
     rounds: int = 400  # boosting rounds at most
-    learning_rate: float = 0.2
+    learning_rate: float = 0.1  # chosen by 5-fold cross-validation over train + dev (docs/training.md)
     max_depth: int = 6
     colsample: float = 0.5  # share of the features each tree may use
     patience: int = 30  # rounds without dev improvement before stopping (0: no early stopping)
-    class_weight: float = 0.5  # weight of class c: (n_most / n_c) ** class_weight, at most max_weight
+    class_weight: float = 0.75  # weight of class c: (n_most / n_c) ** class_weight, at most max_weight
     max_weight: float = 20.0
     folds: int = 5  # training rows see the lexicon counts of the other folds only
     max_words: int = 2000  # frequent words with their own rank feature
