@@ -149,8 +149,6 @@ def _evaluate(tagger: Tagger, root: str, split: str) -> dict[str, Any]:
 def xgboost_device(name: str) -> str:
     """The xgboost device for `--device` (cpu, cuda, cuda:N); ValueError, in one line, when CUDA is asked for
     and this xgboost has no CUDA or sees no GPU (xgboost itself would only warn and fall back to the CPU)."""
-    import warnings
-
     import xgboost
 
     device = (name or "cpu").strip().lower()
@@ -161,11 +159,10 @@ def xgboost_device(name: str) -> str:
     if not xgboost.build_info().get("USE_CUDA"):
         raise ValueError(f"--device {name}: this xgboost ({xgboost.__version__}) is built without CUDA; "
                          "use --device cpu")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        probe = xgboost.DMatrix(np.zeros((2, 1), dtype=np.float32), label=np.asarray([0.0, 1.0]))
-        xgboost.train({"device": device, "tree_method": "hist", "verbosity": 1}, probe, num_boost_round=1)
-    if any("GPU" in str(w.message) for w in caught):
+    probe = xgboost.DMatrix(np.zeros((2, 1), dtype=np.float32), label=np.asarray([0.0, 1.0]))
+    booster = xgboost.train({"device": device, "tree_method": "hist", "verbosity": 0}, probe, num_boost_round=1)
+    used = json.loads(booster.save_config())["learner"]["generic_param"].get("device", "cpu")
+    if not used.startswith("cuda"):  # xgboost fell back to the CPU: it sees no GPU
         raise ValueError(f"--device {name}: xgboost sees no CUDA GPU on this machine; use --device cpu")
     return device
 
