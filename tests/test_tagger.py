@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -52,9 +53,53 @@ def test_features_are_a_pure_function_of_each_sentence():
     first, second = ["The", "NBA", "met", "on", "May 5", "."], ["He", "won", "3", "times"]
     both = features([first, second], lexicon)
     assert both.shape == (10, len(feature_names(lexicon.classes)))
-    assert np.array_equal(both, np.vstack([features([first], lexicon), features([second], lexicon)]))
+    # NaN marks a missing value (no letters, no digit groups): xgboost's own missing-value convention.
+    assert np.array_equal(both, np.vstack([features([first], lexicon), features([second], lexicon)]), equal_nan=True)
     assert np.array_equal(features([second], Lexicon.from_dict(json.loads(json.dumps(lexicon.to_dict())))),
-                          features([second], lexicon))
+                          features([second], lexicon), equal_nan=True)
+
+
+def test_pronounceability_tells_words_from_letter_strings(bundled_build):
+    from tnforge.trainers.tagger.pronounce import letters
+
+    tokens, labels = read_train_sentences(bundled_build)
+    lexicon = Lexicon.fit(tokens, labels, ["PLAIN", "PUNCT", "LETTERS"] + sorted(
+        {c for s in labels for c in s} - {"PLAIN", "PUNCT", "LETTERS"}))
+    seen = {t.lower() for s in tokens for t in s}
+    words, strings = ["trimble", "plandering", "Moraston"], ["xkcd", "PMQs", "Vkrt"]
+    assert not seen & {letters(w) for w in words + strings}
+    plain = [lexicon.plain.score(letters(w))[0] for w in words]
+    spelt = [lexicon.plain.score(letters(w))[0] - lexicon.spelt.score(letters(w))[0] for w in strings]
+    assert min(plain) > max(lexicon.plain.score(letters(w))[0] for w in strings)
+    assert min(p - lexicon.spelt.score(letters(w))[0] for p, w in zip(plain, words, strict=True)) > max(spelt)
+    assert np.isnan(lexicon.plain.score("")[0])
+
+
+def test_case_and_digit_traits():
+    from tnforge.trainers.tagger.pronounce import DIGIT_NAMES, case_traits, digit_traits
+
+    date = DIGIT_NAMES.index("date_like")
+    assert [digit_traits(t)[date] for t in ["49-30-4", "15-12-2011", "2010-05-12", "12/31/99"]] == [0, 1, 1, 1]
+    assert np.isnan(digit_traits("1984")[date]) and digit_traits("word")[0] == 0
+    assert digit_traits("0-02-073610")[DIGIT_NAMES.index("leading_zero")] == 1
+    assert [case_traits(t)[1:3] for t in ["PbTe", "PMAs", "BYU's", "Paris", "NASA"]] == [
+        [1, 0], [0, 1], [0, 1], [0, 0], [0, 0]]
+
+
+def test_training_rows_never_see_their_own_label(bundled_build):
+    from tnforge.trainers.tagger.train import _classes, out_of_fold_features
+
+    tokens, labels = read_train_sentences(bundled_build)
+    lexicon = Lexicon.fit(tokens, labels, _classes(labels))
+    names = feature_names(lexicon.classes)
+    x = out_of_fold_features(tokens, labels, lexicon, folds=5, seed=0)
+    flat = [t for s in tokens for t in s]
+    counts = Counter(t.lower() for t in flat)
+    once = [i for i, t in enumerate(flat) if counts[t.lower()] == 1]
+    assert len(once) > 100
+    assert (x[once, names.index("seen")] == 0).all() and (x[once, names.index("seen_lower")] == 0).all()
+    full = features(tokens, lexicon)
+    assert (full[once, names.index("seen")] > 0).all()  # the whole-split lexicon (saved with the model) has them
 
 
 def test_rules_catch_the_forms_the_corpus_never_disputes():
@@ -123,6 +168,23 @@ def test_cli_refuses_bad_data_and_a_used_out(run, bundled_build, bundled_tsv, tm
         pq.write_table(pq.read_table(path).drop_columns(["tokens", "classes"]), path)
     assert "rebuild" in refused(older, tmp_path / "c")
     assert not (tmp_path / "a").exists() and not (tmp_path / "c" / "model.json").exists()
+
+
+def test_cuda_without_a_gpu_is_one_line(bundled_build, tmp_path):
+    from tnforge.trainers.tagger.train import xgboost_device
+
+    assert xgboost_device("cpu") == "cpu"
+    try:
+        xgboost_device("cuda")
+    except ValueError:
+        pass
+    else:
+        pytest.skip("xgboost sees a CUDA GPU here: nothing to refuse")
+    for device, message in (("cuda", "--device cuda: "), ("tpu", "unknown device")):
+        result = CliRunner().invoke(cli, ["train", "tagger", "--data", str(bundled_build), "--out",
+                                          str(tmp_path / device), "--device", device, *FAST])
+        assert result.exit_code != 0 and "Traceback" not in result.output and message in result.output
+        assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / device).exists()
 
 
 def test_load_refuses_what_is_not_a_tagger(tmp_path, run):

@@ -19,8 +19,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tnforge.trainers.tagger.pronounce import (
+    CASE_NAMES,
+    DIGIT_NAMES,
+    LETTER_NAMES,
+    CharModel,
+    case_traits,
+    digit_traits,
+    letter_traits,
+    letters,
+)
+
 #: Bumped whenever the features change: a model records it and refuses other versions.
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 #: Neighbour offsets that get their own features.
 OFFSETS = (-2, -1, 1, 2)
 
@@ -33,6 +44,7 @@ _PUNCT = frozenset(string.punctuation) | frozenset("—–«»“”‘’…")
 _CURRENCY = frozenset("$€£¥₹")
 _VOWELS = frozenset("aeiouy")
 _FIRST, _LAST = 4, 3
+_NAN = float("nan")
 
 
 def _code(char: str | None) -> float:
@@ -87,11 +99,6 @@ def _token_features(token: str, rank: int, shares: Sequence[float], seen: float)
     ]
 
 
-def _neighbour_features(row: Sequence[float]) -> list[float]:
-    """The subset of a token's features used for its neighbours (see NEIGHBOUR_NAMES)."""
-    return [1.0, row[0], row[1], row[9], row[16], row[17], row[18], row[19], row[20], row[29], row[33]]
-
-
 @dataclass
 class Lexicon:
     """What the features know of the training data: frequent lower-cased words (by rank) and, for each token
@@ -101,6 +108,8 @@ class Lexicon:
     words: dict[str, int] = field(default_factory=dict)
     counts: dict[str, list[int]] = field(default_factory=dict)
     lower: dict[str, list[int]] = field(default_factory=dict)
+    plain: CharModel = field(default_factory=CharModel)  # letters of the PLAIN words (pronounceable)
+    spelt: CharModel = field(default_factory=CharModel)  # letters of the LETTERS tokens (spelt out)
 
     @classmethod
     def fit(cls, sentences: Iterable[Sequence[str]], labels: Iterable[Sequence[str]], classes: Sequence[str],
@@ -111,24 +120,33 @@ class Lexicon:
         frequency: Counter = Counter()
         by_token: dict[str, list[int]] = {}
         by_lower: dict[str, list[int]] = {}
+        plain: list[str] = []
+        spelt: list[str] = []
         for tokens, tags in zip(sentences, labels, strict=True):
             for token, tag in zip(tokens, tags, strict=True):
+                if tag == "PLAIN" and token.replace("'", "").replace("-", "").isalpha():
+                    plain.append(letters(token))
+                elif tag == "LETTERS":
+                    spelt.append(letters(token))
                 frequency[token.lower()] += 1
                 by_token.setdefault(token, [0] * len(classes))[index[tag]] += 1
                 by_lower.setdefault(token.lower(), [0] * len(classes))[index[tag]] += 1
         if words is None:
             ranked = sorted(frequency.items(), key=lambda item: (-item[1], item[0]))[:max_words]
             words = {w: i for i, (w, _) in enumerate(ranked)}
-        return cls(tuple(classes), dict(words), dict(sorted(by_token.items())), dict(sorted(by_lower.items())))
+        return cls(tuple(classes), dict(words), dict(sorted(by_token.items())), dict(sorted(by_lower.items())),
+                   CharModel.fit(plain), CharModel.fit(spelt))
 
     def to_dict(self) -> dict:
         return {"classes": list(self.classes), "words": sorted(self.words, key=self.words.__getitem__),
-                "counts": self.counts, "lower": self.lower}
+                "counts": self.counts, "lower": self.lower, "plain_ngrams": self.plain.counts,
+                "letters_ngrams": self.spelt.counts}
 
     @classmethod
     def from_dict(cls, data: dict) -> Lexicon:
         return cls(tuple(data["classes"]), {w: i for i, w in enumerate(data["words"])},
-                   {t: list(c) for t, c in data["counts"].items()}, {t: list(c) for t, c in data["lower"].items()})
+                   {t: list(c) for t, c in data["counts"].items()}, {t: list(c) for t, c in data["lower"].items()},
+                   CharModel(data["plain_ngrams"]), CharModel(data["letters_ngrams"]))
 
     def _shares(self, counts: list[int] | None) -> tuple[float, list[float]]:
         seen = float(sum(counts)) if counts else 0.0
@@ -138,8 +156,13 @@ class Lexicon:
         """The features of one token on its own."""
         seen, shares = self._shares(self.counts.get(token))
         seen_lower, lower_shares = self._shares(self.lower.get(token.lower()))
+        text = token.strip()
+        word = letters(text)
+        plain, plain_worst = self.plain.score(word)
+        spelt, spelt_worst = self.spelt.score(word)
         return [*_token_features(token, self.words.get(token.lower(), -1), shares, seen), seen_lower,
-                *lower_shares]
+                *lower_shares, plain, plain_worst, spelt, spelt_worst, plain - spelt, *letter_traits(word),
+                *case_traits(text), *digit_traits(text)]
 
 
 TOKEN_NAMES = (
@@ -149,43 +172,56 @@ TOKEN_NAMES = (
        "hyphens", "currency", "percent", "roman", "month", "log_value", "numbers", "shape", "word_rank", "vowels",
        "consonant_run", "seen"]
 )
+#: A neighbour's features ("exists" and a subset of its own, by name).
 NEIGHBOUR_NAMES = ("exists", "len", "digits", "char0", "title", "all_upper", "all_lower", "all_digits",
-                   "all_punct", "month", "word_rank")
-SENTENCE_NAMES = ("index", "from_end", "n_tokens", "caps_share")
+                   "all_punct", "month", "word_rank", "plain_logp", "plain_minus_letters", "lower_share_PLAIN")
+#: Per sentence: the token's position, its length, the share of words in capitals (headlines) and how English
+#: its words look (mean log-probability of their letters under the PLAIN model: foreign names, other languages).
+SENTENCE_NAMES = ("index", "from_end", "n_tokens", "caps_share", "sentence_plain_logp")
+#: Pronounceability (mean and least log2-probability of the token's letters under the PLAIN and the LETTERS
+#: character models, their difference), syllable shape, case pattern, digit groups.
+WORD_NAMES = ("plain_logp", "plain_worst", "letters_logp", "letters_worst", "plain_minus_letters",
+              *LETTER_NAMES, *CASE_NAMES, *DIGIT_NAMES)
 
 
 def feature_names(classes: Sequence[str]) -> list[str]:
     """Names of the columns of `features`, in order."""
-    own = [*TOKEN_NAMES, *(f"share_{c}" for c in classes), "seen_lower", *(f"lower_share_{c}" for c in classes)]
+    own = [*TOKEN_NAMES, *(f"share_{c}" for c in classes), "seen_lower", *(f"lower_share_{c}" for c in classes),
+           *WORD_NAMES]
     around = [f"{'m' if o < 0 else 'p'}{abs(o)}_{name}" for o in OFFSETS for name in NEIGHBOUR_NAMES]
     return [*own, *around, *SENTENCE_NAMES]
 
 
-def _caps_share(rows: Sequence[Sequence[float]]) -> float:
-    """Share of a sentence's words of two or more letters written in capitals (headlines: "GOAT TO HERO")."""
-    words = [r for r in rows if r[4] >= 2]
-    return sum(r[17] for r in words) / len(words) if words else 0.0
+def _sentence_traits(rows: Sequence[Sequence[float]], at: dict[str, int]) -> list[float]:
+    """Share of a sentence's words of two or more letters written in capitals (headlines: "GOAT TO HERO"),
+    mean PLAIN log-probability of their letters (NaN without such words)."""
+    words = [r for r in rows if r[at["alpha"]] >= 2]
+    if not words:
+        return [0.0, _NAN]
+    return [sum(r[at["all_upper"]] for r in words) / len(words), sum(r[at["plain_logp"]] for r in words) / len(words)]
 
 
 def features(sentences: Sequence[Sequence[str]], lexicon: Lexicon) -> np.ndarray:
     """The float32 feature matrix of every token of `sentences`, in order (one row per token)."""
     rows: list[list[float]] = []
     cache: dict[str, list[float]] = {}
-    empty = [0.0] * len(NEIGHBOUR_NAMES)
-    empty[3] = empty[-1] = -1.0
+    at = {name: i for i, name in enumerate(feature_names(lexicon.classes))}
+    pick = [at.get(name, -1) for name in NEIGHBOUR_NAMES[1:]]  # a missing class share: -1 (never seen)
+    empty = [0.0, *(-1.0 if name in ("char0", "word_rank", "lower_share_PLAIN") else _NAN if "logp" in name
+                    or "letters" in name else 0.0 for name in NEIGHBOUR_NAMES[1:])]
     for tokens in sentences:
         own = []
         for token in tokens:
             if token not in cache:
                 cache[token] = lexicon.describe(token)
             own.append(cache[token])
-        near = [_neighbour_features(r) for r in own]
-        n, caps = len(tokens), _caps_share(own)
+        near = [[1.0, *(r[i] if i >= 0 else -1.0 for i in pick)] for r in own]
+        n, sentence = len(tokens), _sentence_traits(own, at)
         for t in range(n):
             around: list[float] = []
             for offset in OFFSETS:
                 j = t + offset
                 around.extend(near[j] if 0 <= j < n else empty)
-            rows.append([*own[t], *around, float(t), float(n - 1 - t), float(n), caps])
+            rows.append([*own[t], *around, float(t), float(n - 1 - t), float(n), *sentence])
     width = len(feature_names(lexicon.classes))
     return np.asarray(rows, dtype=np.float32).reshape(-1, width)
