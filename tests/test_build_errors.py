@@ -151,3 +151,31 @@ def test_ctrl_c_during_negatives_is_one_line_and_leaves_no_scratch(tmp_path, sha
     assert "Traceback" not in stderr
     assert not (out / ".tnforge-cache").exists() and not (out / "pairs").exists()
     assert "negatives" not in json.loads((out / "manifest.json").read_text())
+
+
+def test_bad_input_with_worker_processes_is_still_one_line(tmp_path, bundled_tsv):
+    """With `--workers 2` Beam's worker processes print the failure's traceback to the shared stderr; they are
+    quiet (the driver's one line is the report), and `--debug` brings them back."""
+    bad = tmp_path / "bad.gz"
+    bad.write_bytes(b"not gzip at all")
+    command = [sys.executable, "-m", "tnforge", "build", str(bundled_tsv), str(bad), "--workers", "2"]
+    env = {k: v for k, v in os.environ.items() if k != "TNFORGE_DEBUG"}
+    quiet = subprocess.run([*command, "--out", str(tmp_path / "a")], capture_output=True, text=True, env=env)
+    assert quiet.returncode == 1
+    assert error_lines(quiet.stderr) == [f"Error: {bad}: not a valid gzip file (Not a gzipped file (b'no'))"]
+    loud = subprocess.run([sys.executable, "-m", "tnforge", "--debug", *command[3:], "--out", str(tmp_path / "b")],
+                          capture_output=True, text=True, env=env)
+    assert loud.returncode == 1 and "Traceback (most recent call last)" in loud.stderr
+
+
+def test_traceback_filter_drops_printed_tracebacks_only():
+    import io
+
+    from tnforge.worker_console import TracebackFilter
+
+    sink = io.StringIO()
+    stream = TracebackFilter(sink)
+    print("[tnforge 1.0s] pass 1/2", file=stream)
+    print("Traceback (most recent call last):\n  File ...\nValueError: x", file=stream)
+    print("last line", file=stream)
+    assert sink.getvalue() == "[tnforge 1.0s] pass 1/2\nlast line\n"

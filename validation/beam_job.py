@@ -18,6 +18,9 @@ from tnforge.validation.combine import Partial
 from tnforge.validation.engine import Engine
 from tnforge.validation.groups import combine_pieces, validate_group
 from tnforge.validation.shards import Plan, Unit, validate_shard
+from tnforge.worker_console import quiet_worker_tracebacks
+
+quiet_worker_tracebacks()  # in Beam's worker processes only: the driver reports failures, once
 
 
 class _WithEngine(beam.DoFn):

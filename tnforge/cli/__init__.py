@@ -3,6 +3,8 @@ used, so `tnforge --help` stays instant and each command imports only the heavy 
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from tnforge import __version__
@@ -31,6 +33,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def cli(ctx: click.Context, debug: bool) -> None:
     """tnforge: build training data for neural text normalization, and train the models that use it."""
     ctx.meta[DEBUG] = debug
+    if debug and not os.environ.get("TNFORGE_DEBUG"):  # worker processes (`--workers N`) show tracebacks too
+        os.environ["TNFORGE_DEBUG"] = "1"
+        ctx.call_on_close(lambda: os.environ.pop("TNFORGE_DEBUG", None))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,52 @@
+"""Quiet Beam worker processes on the user's console.
+
+With `--workers N` (N > 1) Beam runs SDK worker processes that share the command's standard error, and a
+failing step makes each of them print the failure's whole traceback there (Beam's `sdk_worker._execute`)
+before the driver reports it. The driver already reports every failure — one line for an error the user can
+fix, the full traceback for anything else — so inside a worker process those printed tracebacks are dropped,
+unless `--debug` (`TNFORGE_DEBUG`) asks for them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, TextIO
+
+#: Set in Beam's SDK worker processes (the control channel they are started with), not in the driver.
+WORKER_VARIABLE = "CONTROL_API_SERVICE_DESCRIPTOR"
+DEBUG_VARIABLE = "TNFORGE_DEBUG"
+TRACEBACK = "Traceback (most recent call last):"
+
+
+class TracebackFilter:
+    """A text stream that passes everything on except writes that are a whole printed traceback (and the
+    line end `print` adds after one)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._dropped = False
+
+    def write(self, text: str) -> int:
+        if text.startswith(TRACEBACK):
+            self._dropped = True
+            return len(text)
+        if self._dropped and text == "\n":
+            self._dropped = False
+            return len(text)
+        self._dropped = False
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def in_worker_process() -> bool:
+    """True inside a Beam SDK worker process started for `--workers N`."""
+    return WORKER_VARIABLE in os.environ
+
+
+def quiet_worker_tracebacks() -> None:
+    """In a worker process (and without `--debug`), drop the tracebacks Beam prints to standard error."""
+    if in_worker_process() and not os.environ.get(DEBUG_VARIABLE) and not isinstance(sys.stderr, TracebackFilter):
+        sys.stderr = TracebackFilter(sys.stderr)
