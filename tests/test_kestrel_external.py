@@ -80,22 +80,23 @@ def test_unit_and_currency_readings_of_real_data_are_licensed(g: Grammar) -> Non
         assert total >= 150 and licensed / total >= UNIT_FLOORS[key] - 1e-9, (key, licensed, total, misses[key])
 
 
-def test_number_tokens_of_unseen_sentences_are_licensed(g: Grammar) -> None:
+def _every_class_covered(pairs_of, g: Grammar, least: int) -> None:
+    """Both parts hold at least `least` tokens, and ≥ 99.5% of each number class's readings are licensed."""
     for part in ("studied", "held-out"):
-        pairs = external_pairs(part)
-        assert sum(n for *_, n in pairs) >= 80
+        pairs = pairs_of(part)
+        assert sum(n for *_, n in pairs) >= least
         for cls, stats in measure_coverage(pairs, g).items():
             assert cls in NUMBER_CLASSES and stats.share >= 0.995, (part, cls, stats.misses)
+
+
+def test_number_tokens_of_unseen_sentences_are_licensed(g: Grammar) -> None:
+    _every_class_covered(external_pairs, g, 80)
 
 
 def test_fresh_tokens_of_unseen_sentences_are_licensed(g: Grammar) -> None:
     """Round 2's file (sentences 4829-5046), split before it was measured; its held-out half was never studied."""
     assert {split_of(*p[:3]) for p in fresh_pairs()} == {"studied", "held-out"}
-    for part in ("studied", "held-out"):
-        pairs = fresh_pairs(part)
-        assert sum(n for *_, n in pairs) >= 45
-        for cls, stats in measure_coverage(pairs, g).items():
-            assert cls in NUMBER_CLASSES and stats.share >= 0.995, (part, cls, stats.misses)
+    _every_class_covered(fresh_pairs, g, 45)
 
 
 def test_rare_class_readings_of_a_second_source_are_licensed(g: Grammar) -> None:
