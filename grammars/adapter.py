@@ -63,69 +63,16 @@ def resolve(wanted: bool | None) -> bool:
     return reason is None
 
 
-#: Items of each batch checked against `licenses` one by one before `by_token` answers the batch.
-SELF_CHECKS = 16
-
-
-def by_token(grammar: object) -> Callable[[Sequence[Item]], list[bool]] | None:
-    """A batch judge that asks the grammar once per distinct (token, class) and answers each reading from that
-    token's set of readings (the lattice's strings, built slot by slot), or None when this grammar has no
-    token lattices. The same verdicts as `licenses` (normalized reading; a pass-through class's trivial
-    target; membership); a token checked once, a class-less item or a lattice too large to list is asked
-    through `licenses`. The negatives ask ~10 readings per token, so listing each token's readings once is
-    cheaper than the grammar's per-reading path (which lists them on the second check)."""
-    token_readings = getattr(grammar, "token_readings", None)
-    licenses = getattr(grammar, "licenses", None)
-    try:
-        module = importlib.import_module(type(grammar).__module__)
-        from tnforge.grammars.lattice import MATERIALIZE_LIMIT, path_strings
-    except ImportError:
-        return None
-    normalize, always = getattr(module, "normalize_reading", None), getattr(module, "_ALWAYS", None)
-    if not (callable(token_readings) and callable(licenses) and callable(normalize) and isinstance(always, dict)):
-        return None
-
-    def judge_all(items: Sequence[Item]) -> list[bool]:
-        tokens: dict[tuple[str, str | None], list[int]] = {}
-        for index, (before, _reading, cls) in enumerate(items):
-            tokens.setdefault((cls, before), []).append(index)
-        verdicts = [False] * len(items)
-        for (cls, before), indices in tokens.items():
-            readings = token_readings(before, cls) if cls is not None and len(indices) > 1 else None
-            lattice = getattr(readings, "lattice", None)
-            if lattice is None or getattr(readings, "size", MATERIALIZE_LIMIT + 1) > MATERIALIZE_LIMIT:
-                for index in indices:
-                    verdicts[index] = bool(licenses(*items[index]))
-                continue
-            strings = {text for path in lattice for text in path_strings(path)}
-            strings.discard("")
-            strings.update(always.get(cls, ()))
-            for index in indices:
-                verdicts[index] = normalize(items[index][1]) in strings
-        return verdicts
-
-    return judge_all
-
-
 def licenser() -> Callable[[Sequence[Item]], list[bool]]:
-    """A strict judge: for each (before, reading, cls), does the grammar license the reading? Batches are
-    answered per distinct token (`by_token`) when the grammar allows it; its first `SELF_CHECKS` items of
-    each batch are checked against `licenses` too, and a difference turns the shortcut off for good."""
+    """A strict judge: for each (before, reading, cls), does the grammar license the reading? (The grammar's
+    `licenses_batch` lists a token's readings once when a batch asks it several times.)"""
     resolve(True)
     grammars = _grammars()
     batch = getattr(grammars, "licenses_batch", None)
-    get = getattr(grammars, "get_grammar", None)
-    fast = [by_token(get()) if callable(get) else None]
 
     def judge_all(items: Sequence[Item]) -> list[bool]:
         if not items:
             return []
-        if fast[0] is not None:
-            verdicts = fast[0](items)
-            sample = list(items[:SELF_CHECKS])
-            if verdicts[:SELF_CHECKS] == [bool(grammars.licenses(b, r, c)) for b, r, c in sample]:
-                return verdicts
-            fast[0] = None  # the grammar judges differently from its lattices: ask it item by item
         if callable(batch):
             verdicts = [bool(v) for v in batch(list(items))]
         else:

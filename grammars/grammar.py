@@ -211,13 +211,27 @@ class Grammar:
         return any(reading in self.token_readings(before, name) for name in CLASS_MODULES)
 
     def licenses_batch(self, items: Iterable[tuple[str, str, str | None]]) -> list[bool]:
-        """`licenses` for many (before, reading, cls) triples; readings of each distinct token are cached.
+        """`licenses` for many (before, reading, cls) triples. A token asked more than once in the batch has
+        its readings listed once (`TokenReadings.strings`) and each reading answered from that set; a token
+        asked once is checked along its lattice's paths; the verdicts are `licenses`'s either way.
 
         The cyclic garbage collector is paused for the batch: parsing allocates many small tuples (none in
         cycles, so reference counting frees them) and each collection would re-scan the token cache."""
-        licenses = self.licenses
+        items = list(items)
+        groups: dict[tuple[str | None, str], list[int]] = {}
+        for index, (before, _reading, cls) in enumerate(items):
+            groups.setdefault((cls, before), []).append(index)
+        verdicts = [False] * len(items)
         with gc_paused():
-            return [licenses(before, reading, cls) for before, reading, cls in items]
+            for (cls, before), indices in groups.items():
+                strings = self.token_readings(before, cls).strings if cls is not None and len(indices) > 1 else None
+                for index in indices:
+                    if strings is None:
+                        verdicts[index] = self.licenses(*items[index])
+                    else:
+                        reading = normalize_reading(items[index][1])
+                        verdicts[index] = bool(reading) and (reading in _ALWAYS.get(cls, ()) or reading in strings)
+        return verdicts
 
     def reading_words(self, before: str, cls: str | None = None, limit: int = 1000) -> frozenset[tuple[str, ...]]:
         """Licensed readings as word tuples (capped): what a constrained decoder may produce."""

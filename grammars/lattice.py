@@ -193,7 +193,7 @@ class TokenReadings:
     def strings(self) -> frozenset[str] | None:
         """All readings as a set, built on demand; None when there are too many."""
         if self._strings is None and self.size <= MATERIALIZE_LIMIT:
-            self._strings = frozenset(iter_strings(self.lattice))
+            self._strings = frozenset(text for path in self.lattice for text in path_strings(path) if text)
         return self._strings
 
     def __contains__(self, reading: str) -> bool:

@@ -1,4 +1,5 @@
-"""The adapter's per-token batch judge gives the grammar's own verdicts, and turns itself off when they differ."""
+"""The grammar's batch check (each token asked several times has its readings listed once) gives `licenses`'s
+verdicts, and the adapter's judge is that batch check."""
 
 from __future__ import annotations
 
@@ -35,32 +36,29 @@ def _items(shared_tsv) -> list[tuple[str, str, str | None]]:
     return items
 
 
-def test_by_token_gives_the_grammars_verdicts(g, shared_tsv):
+def test_batch_gives_the_grammars_verdicts(g, shared_tsv):
     items = _items(shared_tsv)
     expected = [g.licenses(*item) for item in items]
     g.clear_cache()
-    judge = adapter.by_token(g)
-    assert judge is not None
-    assert judge(items) == expected
+    assert g.licenses_batch(items) == expected
     assert 0 < sum(expected) < len(items)  # both verdicts occur
-    assert judge([("3kg", "three kilograms", "MEASURE")] * 2 + [("3kg", "three kilometers", "MEASURE")]) == [
-        True, True, False]
+    g.clear_cache()
+    assert g.licenses_batch([("3kg", "three kilograms", "MEASURE")] * 2 + [("3kg", "three kilometers", "MEASURE")]) \
+        == [True, True, False]
 
 
-def test_licenser_falls_back_when_the_shortcut_disagrees(g, monkeypatch):
-    """A grammar whose `licenses` differs from its lattices (here: rejects everything) is asked item by item."""
+def test_licenser_asks_the_grammars_batch(g, monkeypatch):
+    """The adapter's judge answers with the process grammar's `licenses_batch`."""
 
     class Strict(Grammar):
         def __init__(self, base: Grammar) -> None:
             self.__dict__.update(base.__dict__)
 
-        def licenses(self, before, reading, cls=None):
-            return False
+        def licenses_batch(self, items):
+            return [False for _ in items]
 
     strict = Strict(g)
     monkeypatch.setattr(grammar_module, "_default", strict)
-    judge = adapter.licenser()
     items = [("3kg", "three kilograms", "MEASURE")] * 3
     assert grammars.get_grammar() is strict
-    assert judge(items) == [False, False, False]
-    assert judge(items) == [False, False, False]  # the shortcut stays off
+    assert adapter.licenser()(items) == [False, False, False]
