@@ -15,6 +15,7 @@ EXTERNAL = DATA / "kestrel_external_en.tsv"
 UNITS = DATA / "kestrel_units_en.tsv"
 FRESH = DATA / "kestrel_fresh_en.tsv"  # round 2: sentences 4829-5164
 INDICATIVE = DATA / "kestrel_indicative_en.tsv"  # round 2: a competitor's Kestrel-style expectations, unverified
+ROUND4 = DATA / "kestrel_round4_en.tsv"  # round 4: rare number classes of sentences 5229-6550
 SPLIT_SEED = 15  # issue #15; fixed before any row was looked at
 
 #: First words left by the source's number stripping ("and a half inches", "thirds of a milligram", "o moles").
@@ -54,6 +55,11 @@ def external_pairs(part: str | None = None, path: Path = EXTERNAL) -> list[tuple
 def fresh_pairs(part: str | None = None) -> list[tuple[str, str, str, int]]:
     """The rows of kestrel_fresh_en.tsv (round 2), split like the other token file."""
     return external_pairs(part, FRESH)
+
+
+def round4_pairs(part: str | None = None) -> list[tuple[str, str, str, int]]:
+    """The rows of kestrel_round4_en.tsv (round 4, rare number classes), split like the other token files."""
+    return external_pairs(part, ROUND4)
 
 
 def indicative_pairs() -> list[tuple[str, str, str, int]]:
@@ -146,7 +152,7 @@ def report() -> list[str]:
     lines = []
     for cls, stats in sorted(measure_coverage(indicative_pairs(), grammar).items()):
         lines.append(f"indic.  {'all':<11} {cls:<10} {stats.licensed:>4}/{stats.total:<4} {stats.share:.1%}")
-    for name, pairs in (("tokens", external_pairs), ("fresh", fresh_pairs)):
+    for name, pairs in (("tokens", external_pairs), ("fresh", fresh_pairs), ("round4", round4_pairs)):
         for part in ("studied", "held-out"):
             for cls, stats in sorted(measure_coverage(pairs(part), grammar).items()):
                 lines.append(f"{name:<7} {part:<11} {cls:<10} {stats.licensed:>4}/{stats.total:<4} {stats.share:.1%}")
