@@ -63,29 +63,43 @@ def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
 
 
 _PER = re.compile(r"^(.*?)\s*(?:/|\bper\s+|\bp/)\s*(.+)$")
+_TIMES = re.compile(r"\s*[·⋅]\s*")
+
+
+def _names(g: Grammar, unit: str) -> Lattice:
+    """One unit's readings, or a product of units read one after the other (N·m → newton meters, kW·h →
+    kilowatt hours, as the unseparated Nm and kWh)."""
+    parts = _TIMES.split(unit.strip())
+    found = []
+    for part in parts:
+        names = _unit_names(g, part)
+        if not names:
+            return []
+        found.append(words(*sorted({name for pair in names for name in pair})))
+    return cat(*found) if len(found) > 1 else found[0]
 
 
 @per_grammar
 def unit_lattice(g: Grammar, unit: str, has_number: bool) -> Lattice:
-    """Readings of a unit expression: a unit, or ratios of units ("km/h", "g/cm3", "/km²")."""
+    """Readings of a unit expression: a unit, a product (N·m), or ratios of units ("km/h", "g/cm3", "/km²")."""
     unit = unit.strip()
-    direct = _unit_names(g, unit)
+    direct = _names(g, unit)
     if direct:
-        return words(*sorted({name for pair in direct for name in pair}))
+        return direct
     ratio = _PER.match(unit)  # km/h, /km², per km², mg per kg, p/min
     if not ratio:
         return []
     head, tail = ratio.groups()
-    per = _unit_names(g, tail)
+    per = _names(g, tail)
     if not per:
         return []
-    per_words = cat(words("per"), words(*sorted({name for pair in per for name in pair})))
+    per_words = cat(words("per"), per)
     if not head.strip():
         return per_words if has_number else []
-    top = _unit_names(g, head)
+    top = _names(g, head)
     if not top:
         return []
-    return cat(words(*sorted({name for pair in top for name in pair})), per_words)
+    return cat(top, per_words)
 
 
 def _single(g: Grammar, token: str) -> Lattice:

@@ -1,4 +1,5 @@
-"""TIME: 10.30pm → ten thirty p m, 9:00 pm → nine p m / nine o'clock p m, 14:05 → fourteen o five."""
+"""TIME: 10.30pm → ten thirty p m, 9:00 pm → nine p m / nine o'clock p m, 14:05 → fourteen o five, 6:30 PST →
+six thirty p s t, 10:15 UTC+1 → ten fifteen u t c plus one."""
 
 from __future__ import annotations
 
@@ -12,9 +13,25 @@ if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
 
 _TIME = re.compile(
-    r"^(\d{1,2})(?:[:.]\s?(\d{2}))?(?:[:.](\d{2}))?(?:\.(\d+))?\s*([ap])?\.?\s*(m)?\.?\s*([A-Z]{1,5})?$",
+    r"^(\d{1,2})(?:[:.]\s?(\d{2}))?(?:[:.](\d{2}))?(?:\.(\d+))?\s*(?:([ap])\.?\s*(m)\.?)?\s*([A-Z]{1,5})?"
+    r"(?:\s?([+\-−])\s?(\d{1,2})(?::?(\d{2}))?)?$",
     re.IGNORECASE,
 )
+_HOURS = {"h", "hr", "hrs"}  # 20:00 hrs → twenty hundred hours, as the 4-digit military form
+
+
+def _zone(g: Grammar, zone: str, sign: str | None, hours: str | None, minutes: str | None) -> Lattice:
+    """A time zone read letter by letter (PST → p s t, UTC → u t c), with an offset (UTC+1 → u t c plus one,
+    GMT-5:30 → g m t minus five thirty); hrs after a time also reads "hours"."""
+    found = words(" ".join(zone.lower()))
+    if zone.lower() in _HOURS:
+        found = alt(found, words("hours"))
+    if sign is None:
+        return found
+    offset = words(*cardinal_strings(g, str(int(hours))))
+    if minutes is not None:
+        offset = cat(offset, minutes_lattice(g, minutes))
+    return cat(found, words("plus" if sign == "+" else "minus"), offset)
 
 
 def minutes_lattice(g: Grammar, minutes: str) -> Lattice:
@@ -68,8 +85,12 @@ def lattice(g: Grammar, token: str) -> Lattice:
     match = _TIME.match(token.strip())
     if not match:
         return []
-    hours, minutes, seconds, fraction, half, m, zone = match.groups()
+    hours, minutes, seconds, fraction, half, m, zone, sign, offset_hours, offset_minutes = match.groups()
     if (half is None) != (m is None) or (minutes is None and half is None) or int(hours) > 59:
+        return []
+    if zone and half is None and zone.lower() in ("a", "p"):
+        return []  # 10:30 a is not a time with a zone
+    if sign is not None and (not zone or int(offset_hours) > 14 or offset_minutes and int(offset_minutes) > 59):
         return []
     if minutes is not None and int(minutes) > 59 or seconds is not None and int(seconds) > 59:
         return []
@@ -98,5 +119,5 @@ def lattice(g: Grammar, token: str) -> Lattice:
     if half is not None:
         found = cat(found, words(f"{half.lower()} m"))
     if zone:
-        found = cat(found, words(" ".join(zone.lower())))
+        found = cat(found, _zone(g, zone, sign, offset_hours, offset_minutes))
     return found
