@@ -135,13 +135,34 @@ _RANGED = re.compile(r"^(-?[\d,]*\.?\d+)\s*(?:[-–—]|to)\s*(-?[\d,]*\.?\d+)\s
 _COMPOUND = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*([^\d\s]+)")
 
 
+_BY = re.compile(r"(?<=[\d\s.])\s*[x×]\s*(?=[\d.])")
+
+
+def _dimensions(g: Grammar, text: str) -> Lattice:
+    """10 x 20 cm → ten by twenty centimeters, 100 m × 50 m → one hundred meters by fifty meters (the last
+    side carries the unit)."""
+    sides = _BY.split(text)
+    if len(sides) < 2 or len(sides) > 3:
+        return []
+    pieces = [_single(g, side) or (number_lattice(g, side.strip()) if index < len(sides) - 1 else [])
+              for index, side in enumerate(sides)]
+    if not all(pieces):
+        return []
+    return cat(*[part for index, piece in enumerate(pieces) for part in
+                 ((words("by"), piece) if index else (piece,))])
+
+
 def lattice(g: Grammar, token: str) -> Lattice:
-    """MEASURE readings: a number and a unit, a range (3–5 km), a compound (6 ft 2 in), or a bare ratio whose
-    number stood in the token before (/km², per km2 → per square kilometers)."""
+    """MEASURE readings: a number and a unit, a range (3–5 km), a compound (6 ft 2 in), dimensions (10 x 20 cm),
+    or a bare ratio whose number stood in the token before (/km², per km2 → per square kilometers)."""
+    token = token.replace("−", "-")  # the minus sign (−40 °F) as a hyphen
     found = _single(g, token)
     if found:
         return found
     text = clean(token) or token.strip()
+    found = _dimensions(g, text)
+    if found:
+        return found
     if re.match(r"^(?:/|per\s)", text):
         return unit_lattice(g, text, True)
     ranged = _RANGED.match(text)

@@ -61,8 +61,11 @@ def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
 
 
 def lattice(g: Grammar, token: str) -> Lattice:
-    """MONEY readings."""
+    """MONEY readings; a minus before the currency sign (-$5, −£3) reads minus five dollars."""
     text = clean(token) or token.strip()
+    if len(text) > 2 and text[0] in "-−" and not text[1].isdigit() and text[1] not in " .-−":
+        rest = lattice(g, text[1:])
+        return cat(words("minus", "negative"), rest) if rest else []
     split = _split_currency(g, text)
     if split is None:
         head, _, name = text.rpartition(" ")  # 25 euros, 1 million dollars
