@@ -15,7 +15,7 @@ EXTERNAL = DATA / "kestrel_external_en.tsv"
 UNITS = DATA / "kestrel_units_en.tsv"
 FRESH = DATA / "kestrel_fresh_en.tsv"  # round 2: sentences 4829-5164
 INDICATIVE = DATA / "kestrel_indicative_en.tsv"  # round 2: a competitor's Kestrel-style expectations, unverified
-ROUND4 = DATA / "kestrel_round4_en.tsv"  # round 4: rare number classes of sentences 5229-6550
+ROUND4 = DATA / "kestrel_round4_en.tsv"  # round 4: rare number classes of sentences 5229-6977
 SPLIT_SEED = 15  # issue #15; fixed before any row was looked at
 
 #: First words left by the source's number stripping ("and a half inches", "thirds of a milligram", "o moles").
