@@ -15,7 +15,7 @@ EXTERNAL = DATA / "kestrel_external_en.tsv"
 UNITS = DATA / "kestrel_units_en.tsv"
 FRESH = DATA / "kestrel_fresh_en.tsv"  # round 2: sentences 4829-5164
 INDICATIVE = DATA / "kestrel_indicative_en.tsv"  # round 2: a competitor's Kestrel-style expectations, unverified
-ROUND4 = DATA / "kestrel_round4_en.tsv"  # round 4: rare number classes of sentences 5229-6977
+ROUND4 = DATA / "kestrel_round4_en.tsv"  # rounds 4-5: sentences 5229-6977 (rare classes), then the rest
 SPLIT_SEED = 15  # issue #15; fixed before any row was looked at
 
 #: First words left by the source's number stripping ("and a half inches", "thirds of a milligram", "o moles").
@@ -58,8 +58,20 @@ def fresh_pairs(part: str | None = None) -> list[tuple[str, str, str, int]]:
 
 
 def round4_pairs(part: str | None = None) -> list[tuple[str, str, str, int]]:
-    """The rows of kestrel_round4_en.tsv (round 4, rare number classes), split like the other token files."""
+    """The rows of kestrel_round4_en.tsv (rounds 4-5), split like the other token files."""
     return external_pairs(part, ROUND4)
+
+
+def round4_batches() -> list[list[tuple[str, str, str]]]:
+    """The (class, before, after) rows of kestrel_round4_en.tsv per batch, in file order (split at `# batch` lines)."""
+    batches: list[list[tuple[str, str, str]]] = [[]]
+    for line in ROUND4.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# batch "):
+            batches.append([])
+        elif line and not line.startswith("#"):
+            cls, before, after = line.split("\t")
+            batches[-1].append((cls, before, after))
+    return batches
 
 
 def indicative_pairs() -> list[tuple[str, str, str, int]]:

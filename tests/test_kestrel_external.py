@@ -4,8 +4,8 @@ and part of the split, and rejection of corruptions.
 
 The floors are the figures reached (docs/grammars.md): the lexicon's studied half and held-out parts A and B were
 all studied (B in round 3, after it was measured), and so was the indicative file; no token of
-kestrel_fresh_en.tsv or kestrel_round4_en.tsv was missed, so neither of their halves was studied. A grammar
-change that licenses fewer real readings fails here."""
+kestrel_fresh_en.tsv or kestrel_round4_en.tsv (rounds 4-5) was missed, so neither of their halves was studied. A
+grammar change that licenses fewer real readings fails here."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from kestrel_external import (  # noqa: E402
     fresh_pairs,
     indicative_pairs,
     kept_unit_rows,
+    round4_batches,
     round4_pairs,
     split_of,
     unit_candidates,
@@ -100,15 +101,21 @@ def test_fresh_tokens_of_unseen_sentences_are_licensed(g: Grammar) -> None:
     _every_class_covered(fresh_pairs, g, 45)
 
 
-def test_rare_class_tokens_of_round_four_are_licensed(g: Grammar) -> None:
-    """Round 4's file (rare number classes of sentences 5229-6977, two batches), each batch split before it was
-    measured; no token of either half was missed, so neither half was studied (docs/grammars.md)."""
-    pairs = round4_pairs()
-    assert {split_of(*p[:3]) for p in pairs} == {"studied", "held-out"}
-    assert {p[0] for p in pairs} >= {"DECIMAL", "DIGIT", "MEASURE", "MONEY", "TELEPHONE", "TIME"}
-    assert not {p[0] for p in pairs} & {"CARDINAL", "DATE", "ORDINAL"}
-    assert len(pairs) == 65
-    _every_class_covered(round4_pairs, g, 30)
+def test_number_tokens_of_rounds_four_and_five_are_licensed(g: Grammar) -> None:
+    """kestrel_round4_en.tsv: the rare classes of sentences 5229-6977 (round 4, batches 1-2), then every number
+    class of the last sentences no file had taken (round 5, batch 3: 4809-4828, 5200-5228, 6978-7550); each batch
+    split before it was measured; no token was missed, so no half was studied (docs/grammars.md)."""
+    batches = round4_batches()
+    rows = [row for batch in batches for row in batch]
+    assert [len(batch) for batch in batches] == [49, 16, 207] and len(round4_pairs()) == len(rows) == 272
+    assert all({split_of(*row) for row in batch} == {"studied", "held-out"} for batch in batches)
+    routine = {"CARDINAL", "DATE", "ORDINAL"}
+    assert not {row[0] for batch in batches[:2] for row in batch} & routine
+    assert {row[0] for row in batches[2]} >= routine | {"DECIMAL", "DIGIT", "MEASURE", "MONEY", "TELEPHONE"}
+    written = {(cls, before) for cls, before, _ in rows}
+    others = {(cls, before) for cls, before, *_ in external_pairs() + fresh_pairs() + indicative_pairs()}
+    assert len(written) == len(rows) and not written & others  # no (class, written form) twice
+    _every_class_covered(round4_pairs, g, 120)
 
 
 def test_rare_class_readings_of_a_second_source_are_licensed(g: Grammar) -> None:
