@@ -129,3 +129,35 @@ def test_plain_reading_against_the_shared_sample(shared_tsv):
     rewritten = [(before, after) for before, after in _rows(shared_tsv, "PLAIN") if reading(before) is not None]
     wrong = sorted({before for before, after in rewritten if reading(before) != after})
     assert len(rewritten) == 83 and wrong == ["Bodour", "Dextre", "Notre", "synagogues"]
+
+
+def test_raw_text_takes_a_grammar_reading_when_the_model_cannot_spell_any(tmp_path):
+    """A covered-class token whose every licensed reading has a word outside the model's output vocabulary
+    would be decoded unconstrained (an unrecoverable error in waiting): it takes the grammar's shortest
+    reading instead; a token the model can spell is still decoded under the constraint."""
+    pytest.importorskip("pynini")
+    pytest.importorskip("torch")
+    import tiny_models as H
+
+    from tnforge.grammars import adapter, licenses
+    from tnforge.trainers.decoding.raw_text import read_sentences, unspellable_reading
+    from tnforge.trainers.seq2seq.loading import load_model
+    from tnforge.trainers.seq2seq.vocab import UNK
+
+    result, _ = H.train_tiny(tmp_path, epochs=1)
+    loaded = load_model(result.run)
+    vocab = loaded.output_vocab
+    reading_words, covered = adapter.reading_words()
+    assert UNK in vocab.encode("two thirty fives")  # the tiny model never saw "fives"
+    assert unspellable_reading(reading_words, "235s", "DATE", vocab, covered) == "two thirty fives"
+    assert unspellable_reading(reading_words, "1984", "DATE", vocab, covered) is None  # it can spell one
+    assert unspellable_reading(reading_words, "235s", "PLAIN", vocab, covered) is None  # not a covered class
+    assert unspellable_reading(None, "235s", "DATE", vocab, covered) is None
+    tokens = [["In", "the", "235s", "and", "1984", "."]]
+    classes = [["PLAIN", "PLAIN", "DATE", "PLAIN", "DATE", "PUNCT"]]
+    [reading], _ = read_sentences(loaded, tokens, classes, reading_words=reading_words)
+    assert reading.readings[2] == "two thirty fives" and reading.grammar[2] and not reading.decoded[2]
+    assert licenses("235s", reading.readings[2], "DATE")
+    assert reading.decoded[4] and not reading.grammar[4]
+    [decoded], _ = read_sentences(loaded, tokens, classes, reading_words=reading_words, grammar_readings=False)
+    assert decoded.decoded[2] and not decoded.grammar[2]

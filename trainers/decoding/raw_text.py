@@ -19,6 +19,7 @@ from tnforge.schemas.classes import COVERED
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, THRESHOLD
 from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
 from tnforge.trainers.decoding.text_tokenizer import spoken
+from tnforge.trainers.seq2seq.vocab import UNK
 from tnforge.windows import window_input
 
 #: What a confidently tagged trivial class reads as, the corpus's way (PUNCT is never spoken).
@@ -76,6 +77,20 @@ def grammar_reading(reading_words: ReadingWords | None, token: str, cls: str | N
     return find(token, cls) if callable(find) and cls is not None else None
 
 
+def unspellable_reading(reading_words: ReadingWords | None, token: str, cls: str | None, vocab: Any,
+                       covered: Collection[str] = COVERED) -> str | None:
+    """A covering-grammar reading for a token of a covered class whose every licensed reading has a word the
+    model's output `vocab` lacks ("235s" → "two thirty fives" when "fives" was never a target word), so that
+    the constraint cannot hold it: the shortest such reading (fewest words, then alphabetical). None when there
+    is no grammar, the class is not covered, the grammar has no reading, or the model can spell one."""
+    if reading_words is None or cls not in covered:
+        return None
+    readings = list(reading_words(token, cls))
+    if not readings or any(UNK not in vocab.encode(" ".join(words)) for words in readings):
+        return None
+    return " ".join(min(readings, key=lambda words: (len(words), words)))
+
+
 def read_sentences(
     loaded: Any,
     sentences: Sequence[Sequence[str]],
@@ -98,7 +113,8 @@ def read_sentences(
     1.0 each) decide, with `threshold`, which PLAIN/PUNCT tokens skip the seq2seq (threshold > 1: none;
     `reading_words`, the covering grammar, sends PLAIN tokens it reads otherwise to the seq2seq, and moves a
     token whose class it has no reading for to the first of its `alternatives` it has — `decoding_class`;
-    with `grammar_readings`, a token it has one reading for in its class takes it — `grammar_reading`).
+    with `grammar_readings`, a token it has one reading for in its class takes it — `grammar_reading` — and
+    so does a token none of whose readings the model can spell — `unspellable_reading`).
     """
     from tnforge.trainers.decoding.decode import decode_batch
     from tnforge.trainers.seq2seq.data import make_batch
@@ -123,7 +139,11 @@ def read_sentences(
             else:
                 others = alternatives[s][t] if alternatives is not None else ()
                 result.classes[t] = decoding_class(result.tokens[t], cls, others, reading_words, covered)
-                fixed = grammar_reading(reading_words, result.tokens[t], result.classes[t]) if grammar_readings else None
+                fixed = None
+                if grammar_readings:
+                    fixed = (grammar_reading(reading_words, result.tokens[t], result.classes[t])
+                             or unspellable_reading(reading_words, result.tokens[t], result.classes[t],
+                                                    loaded.output_vocab, covered))
                 if fixed is not None:
                     result.readings[t] = fixed
                     result.hypotheses[t] = [(fixed, 0.0)]
