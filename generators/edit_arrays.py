@@ -257,31 +257,30 @@ def build(words: Words, edits: Edits) -> pa.Array:
     return pc.binary_join(lists, " ")
 
 
-def suffix_edits(befores: pa.Array, bases: np.ndarray, limits: np.ndarray,
+def suffix_edits(befores: list[str], bases: np.ndarray, limits: np.ndarray,
                  context: SplitContext) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     """`suffix_confusions.suffix_list` of every input: (row, rank, reading)."""
-    keys, other, reading, starts = _suffix_index(context)
-    lengths = pc.utf8_length(befores).to_numpy(zero_copy_only=False)
+    index, other, reading, starts = _suffix_index(context)
     rows, turns, entries = [], [], []
-    for length in range(SUFFIX_MAX, 0, -1):
-        if not len(keys):
-            break
-        found = pc.index_in(pc.utf8_slice_codeunits(befores, start=-length), value_set=keys)
-        found = found.to_numpy(zero_copy_only=False)
-        hit = np.flatnonzero((lengths >= length) & ~np.isnan(found.astype(np.float64)))
-        table = found[hit].astype(np.int64)
+    wanted = [i for i, limit in enumerate(limits.tolist()) if limit > 0]
+    for length in range(SUFFIX_MAX, 0, -1) if index else ():
+        get = index.get
+        found = [(i, table) for i in wanted if len(before := befores[i]) >= length
+                 and (table := get(before[-length:])) is not None]
+        if not found:
+            continue
+        hit = np.array([i for i, _ in found], dtype=np.int64)
+        table = np.array([t for _, t in found], dtype=np.int64)
         size = starts[table + 1] - starts[table]
         which, draw = _turns(size)
         row = hit[which]
-        entry = starts[table[which]] + rotate(size[which], bases[row], 0x5FF1 + length, draw)
         rows.append(row)
-        turns.append(np.full(len(row), (SUFFIX_MAX - length) * 64) + draw)
-        entries.append(entry)
+        turns.append((SUFFIX_MAX - length) * 64 + draw)
+        entries.append(starts[table[which]] + rotate(size[which], bases[row], 0x5FF1 + length, draw))
     if not rows:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.string())
     row, turn, entry = np.concatenate(rows), np.concatenate(turns), np.concatenate(entries)
-    inputs = np.asarray(befores.to_pylist(), dtype=object)
-    valid = other[entry] != inputs[row]
+    valid = other[entry] != np.asarray(befores, dtype=object)[row]
     row, turn, entry = row[valid], turn[valid], entry[valid]
     sort = np.lexsort((turn, row))
     row, entry = row[sort], entry[sort]
@@ -290,14 +289,15 @@ def suffix_edits(befores: pa.Array, bases: np.ndarray, limits: np.ndarray,
     return row[keep], rank[keep], reading.take(pa.array(entry[keep]))
 
 
-def _suffix_index(context: SplitContext) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:
-    """The suffix table as arrays (cached in the context): keys, entries' inputs and readings, key starts."""
+def _suffix_index(context: SplitContext) -> tuple[dict[str, int], np.ndarray, pa.Array, np.ndarray]:
+    """The suffix table as arrays (cached in the context): suffix → its number, the entries' inputs and
+    readings, and where each suffix's entries start."""
     found = context._category_cache.get("suffix_index")
     if found is None:
         keys = list(context.suffix_table)
         entries = [entry for key in keys for entry in context.suffix_table[key]]
         starts = np.cumsum([0] + [len(context.suffix_table[key]) for key in keys]).astype(np.int64)
         found = context._category_cache["suffix_index"] = (
-            pa.array(keys, pa.string()), np.asarray([e[0] for e in entries], dtype=object),
+            {key: i for i, key in enumerate(keys)}, np.asarray([e[0] for e in entries], dtype=object),
             pa.array([e[1] for e in entries], pa.string()), starts)
     return found

@@ -258,8 +258,7 @@ def _synthetic(chunk: _Chunk, shares: dict[int, np.ndarray], bases: np.ndarray, 
     chunk.add(edited[edits.row], MEANING, edits.rank, shares[MEANING], build(words, edits), codes[edits.label])
     carry = np.maximum(meaning_share - np.bincount(edits.row, minlength=len(edited)), 0)
     threshold = shares[SUFFIX][edited] + carry
-    before_array = pa.array([before for _, _, before, _ in chosen], pa.string())
-    row, rank, values = suffix_edits(before_array, base, np.where(threshold > 0, threshold + SPARES, 0), context)
+    row, rank, values = suffix_edits([before for _, _, before, _ in chosen], base, np.where(threshold > 0, threshold + SPARES, 0), context)
     wanted = np.zeros(len(chunk.positives), dtype=np.int64)
     wanted[edited] = threshold
     chunk.add(edited[row], SUFFIX, rank, wanted, values, np.full(len(row), chunk.label_code(SYNTHETIC, "suffix")))
@@ -317,32 +316,31 @@ def _select(chunk: _Chunk, wanted: np.ndarray) -> list[tuple]:
     """The negatives kept: per (input, split) group, the first occurrence of each reading in (positive,
     tier, stream, rank) order unless it is forbidden (or empty); per positive its first `wanted` of those;
     per group at most its room. Returns PairRow tuples."""
-    groups = np.array([g for g, *_ in chunk.positives], dtype=np.int64)
     if not chunk.parts:
         return []
-    pos, stream, rank, tier = (np.concatenate([p[i] for p in chunk.parts]) for i in range(4))
-    label = np.concatenate([p[5] for p in chunk.parts])
-    values = pa.concat_arrays([p[4].cast(pa.string()) for p in chunk.parts])
+    groups = np.array([g for g, *_ in chunk.positives], dtype=np.int64)
+    pos, stream, rank, tier, label = (np.concatenate([p[i] for p in chunk.parts]) for i in (0, 1, 2, 3, 5))
+    values = pa.concat_arrays([p[4] for p in chunk.parts])
     count = len(pos)
-    forbidden = np.array(chunk.forbidden_group, dtype=np.int64)
     encoded = pc.dictionary_encode(pa.concat_arrays([values, pa.array(chunk.forbidden_value, pa.string())]))
     code = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    group = np.concatenate([groups[pos], forbidden])
-    zeros = np.zeros(len(forbidden), dtype=np.int64)
-    first_key = np.concatenate([pos, np.full(len(forbidden), -1)])  # forbidden readings win every group
-    order = np.lexsort((np.concatenate([rank, zeros]), np.concatenate([stream, zeros]),
-                        np.concatenate([tier, zeros]), first_key, code, group))
+    distinct = len(encoded.dictionary)
+    # One priority per candidate, (positive, tier, stream, rank) in order; forbidden readings come first.
+    priority = (((pos + 1) * 2 + tier) * 8 + stream) * (int(rank.max()) + 1) + rank
+    priority = np.concatenate([priority, np.zeros(len(chunk.forbidden_group), dtype=np.int64)])
+    reading = np.concatenate([groups[pos], np.array(chunk.forbidden_group, dtype=np.int64)]) * distinct + code
+    order = np.lexsort((priority, reading))
     head = np.ones(len(order), dtype=bool)
-    head[1:] = (group[order][1:] != group[order][:-1]) | (code[order][1:] != code[order][:-1])
+    head[1:] = reading[order][1:] != reading[order][:-1]
     winners = order[head]
+    winners = winners[winners < count]  # a forbidden reading's group keeps none of its candidates
     empty = np.flatnonzero(pc.equal(encoded.dictionary, "").to_numpy(zero_copy_only=False))
-    winners = winners[(first_key[winners] >= 0) & ~np.isin(code[winners], empty)]
-    winners = winners[winners < count]
-    winners = winners[np.lexsort((rank[winners], stream[winners], tier[winners], pos[winners]))]
+    if len(empty):
+        winners = winners[code[winners] != empty[0]]
+    winners = winners[np.argsort(priority[winners], kind="stable")]
     winners = winners[running(pos[winners]) < wanted[pos[winners]]]
-    rooms = np.array(chunk.group_room, dtype=np.int64)
     owner = groups[pos[winners]]
-    winners = winners[running(owner) < rooms[owner]]
+    winners = winners[running(owner) < np.array(chunk.group_room, dtype=np.int64)[owner]]
     kept = pos[winners]
     kinds, subtypes = (np.asarray(column, dtype=object) for column in zip(*chunk.labels, strict=True))
     code = label[winners]

@@ -116,7 +116,7 @@ def test_suffix_edits_match_the_reference(sample):
     context, pairs, bases = sample
     befores = [b for _, b, _ in pairs]
     limits = np.arange(len(pairs)) % 5
-    row, rank, readings = suffix_edits(pa.array(befores), bases, limits, context)
+    row, rank, readings = suffix_edits(befores, bases, limits, context)
     found: dict[int, list] = {}
     for i, reading in zip(row.tolist(), readings.to_pylist(), strict=True):
         found.setdefault(i, []).append(reading)
