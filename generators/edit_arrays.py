@@ -259,13 +259,15 @@ def build(words: Words, edits: Edits) -> pa.Array:
 
 def suffix_edits(befores: list[str], bases: np.ndarray, limits: np.ndarray,
                  context: SplitContext) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-    """`suffix_confusions.suffix_list` of every input: (row, rank, reading)."""
+    """`suffix_confusions.suffix_list` of every input: (row, rank, reading). Longest suffix first; an input
+    with `limit` readings already is not looked up for shorter suffixes."""
     index, other, reading, starts = _suffix_index(context)
     rows, turns, entries = [], [], []
-    wanted = [i for i, limit in enumerate(limits.tolist()) if limit > 0]
+    need = np.asarray(limits, dtype=np.int64).copy()
+    inputs = np.asarray(befores, dtype=object)
     for length in range(SUFFIX_MAX, 0, -1) if index else ():
         get = index.get
-        found = [(i, table) for i in wanted if len(before := befores[i]) >= length
+        found = [(i, table) for i in np.flatnonzero(need > 0).tolist() if len(before := befores[i]) >= length
                  and (table := get(before[-length:])) is not None]
         if not found:
             continue
@@ -274,14 +276,16 @@ def suffix_edits(befores: list[str], bases: np.ndarray, limits: np.ndarray,
         size = starts[table + 1] - starts[table]
         which, draw = _turns(size)
         row = hit[which]
+        entry = starts[table[which]] + rotate(size[which], bases[row], 0x5FF1 + length, draw)
+        valid = other[entry] != inputs[row]
+        row, draw, entry = row[valid], draw[valid], entry[valid]
+        need -= np.bincount(row, minlength=len(need))
         rows.append(row)
         turns.append((SUFFIX_MAX - length) * 64 + draw)
-        entries.append(starts[table[which]] + rotate(size[which], bases[row], 0x5FF1 + length, draw))
+        entries.append(entry)
     if not rows:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.string())
     row, turn, entry = np.concatenate(rows), np.concatenate(turns), np.concatenate(entries)
-    valid = other[entry] != np.asarray(befores, dtype=object)[row]
-    row, turn, entry = row[valid], turn[valid], entry[valid]
     sort = np.lexsort((turn, row))
     row, entry = row[sort], entry[sort]
     rank = running(row)

@@ -48,8 +48,9 @@ GENERATOR_VERSION = "negatives-2"
 
 #: Candidate streams of a positive, in priority order.
 TRIVIAL_STREAM, UNREAD_STREAM, MEANING, SUFFIX, GENERIC, WITHIN_CLASS, GLOBAL_DRAW = range(7)
-#: Spare candidates a stream proposes beyond its share (they fill shortfalls of the positive).
-SPARES = 1
+#: Spare candidates proposed beyond the first places (they fill a positive's shortfalls, from repeats and
+#: forbidden readings): by each synthetic stream when there are no random draws, else by the global draws only.
+SPARES = 2
 RANDOM_SPARES = 3
 
 
@@ -143,24 +144,29 @@ class _Chunk:
         return np.bincount(pos, minlength=len(self.positives))
 
 
+def _collect_singles(chunk: _Chunk, singles: list[tuple[str, Positive]], contexts: Mapping[str, SplitContext],
+                     settings: Settings) -> None:
+    """`_collect` of inputs with one positive and no hypotheses (most of them), a column at a time."""
+    first, seed, trivial = len(chunk.group_base), settings.seed, settings.trivial
+    chunk.group_base += [text_hash64(p.split, before, seed=seed) for before, p in singles]
+    chunk.rows += [(p.split, p.semiotic_class, before, p.after, 1, "", "", p.key) for before, p in singles]
+    chunk.group_room += [settings.cap] * len(singles)
+    chunk.forbidden_group += range(first, first + len(singles))
+    chunk.forbidden_value += [p.after for _, p in singles]
+    split_context = {split: context_for(contexts, split) for split in {p.split for _, p in singles}}
+    chunk.positives += [(group, split_context[p.split], before, p)
+                        for group, (before, p) in enumerate(singles, start=first)]
+    chunk.vocab += [
+        (p.split, p.semiotic_class, before, words, set(words),
+         [(SELF, UNREAD)] if trivial and SELF not in words and p.after not in TRIVIAL_TARGETS else [], group)
+        for group, (before, p), words in zip(range(first, first + len(singles)), singles,
+                                             [list(dict.fromkeys(p.after.split())) for _, p in singles], strict=True)]
+
+
 def _collect(chunk: _Chunk, before: str, positives: Sequence[Positive], hypotheses: Sequence[Hypothesis],
              contexts: Mapping[str, SplitContext], settings: Settings) -> None:
     """An input's positive rows, top-k rows, vocabulary groups (their draws' budgets left for later), groups
     and forbidden readings."""
-    if len(positives) == 1 and not (hypotheses and TOPK in settings.kinds):  # the common case, made short
-        positive = positives[0]
-        split, after = positive.split, positive.after
-        group = len(chunk.group_base)
-        chunk.group_base.append(text_hash64(split, before, seed=settings.seed))
-        chunk.rows.append((split, positive.semiotic_class, before, after, 1, "", "", positive.key))
-        chunk.group_room.append(settings.cap)
-        chunk.forbidden_group.append(group)
-        chunk.forbidden_value.append(after)
-        chunk.positives.append((group, context_for(contexts, split), before, positive))
-        words = list(dict.fromkeys(after.split()))
-        listed = [(SELF, UNREAD)] if settings.trivial and SELF not in words and after not in TRIVIAL_TARGETS else []
-        chunk.vocab.append((split, positive.semiotic_class, before, words, set(words), listed, group))
-        return
     forbidden = sorted({p.after for p in positives})
     forbidden_words = {w for p in positives for w in p.after.split()}
     for split in sorted({p.split for p in positives}):
@@ -226,7 +232,8 @@ def _shares(chunk: _Chunk, wanted: np.ndarray, settings: Settings) -> dict[int, 
             SUFFIX: suffix, GENERIC: rest - meaning - suffix, WITHIN_CLASS: within, GLOBAL_DRAW: randoms - within}
 
 
-def _synthetic(chunk: _Chunk, shares: dict[int, np.ndarray], bases: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def _synthetic(chunk: _Chunk, shares: dict[int, np.ndarray], bases: np.ndarray, rows: np.ndarray,
+               spares: int) -> np.ndarray:
     """Propose the synthetic candidates of the positives `rows` (one split's), vectorised; returns each
     positive's first places left unfilled (passed on to the random draws)."""
     context = chunk.positives[rows[0]][1]
@@ -253,12 +260,13 @@ def _synthetic(chunk: _Chunk, shares: dict[int, np.ndarray], bases: np.ndarray, 
     classes = [p.semiotic_class for *_, p in chosen]
     base = bases[edited]
     meaning_share = shares[MEANING][edited]
-    edits = meaning_edits(words, classes, base, np.where(meaning_share > 0, meaning_share + SPARES, 0), context)
+    edits = meaning_edits(words, classes, base, np.where(meaning_share > 0, meaning_share + spares, 0), context)
     codes = np.array([chunk.label_code(SYNTHETIC, label) for label in MEANING_LABELS], dtype=np.int64)
     chunk.add(edited[edits.row], MEANING, edits.rank, shares[MEANING], build(words, edits), codes[edits.label])
     carry = np.maximum(meaning_share - np.bincount(edits.row, minlength=len(edited)), 0)
     threshold = shares[SUFFIX][edited] + carry
-    row, rank, values = suffix_edits([before for _, _, before, _ in chosen], base, np.where(threshold > 0, threshold + SPARES, 0), context)
+    limits = np.where(threshold > 0, threshold + spares, 0)
+    row, rank, values = suffix_edits([before for _, _, before, _ in chosen], base, limits, context)
     wanted = np.zeros(len(chunk.positives), dtype=np.int64)
     wanted[edited] = threshold
     chunk.add(edited[row], SUFFIX, rank, wanted, values, np.full(len(row), chunk.label_code(SYNTHETIC, "suffix")))
@@ -267,7 +275,7 @@ def _synthetic(chunk: _Chunk, shares: dict[int, np.ndarray], bases: np.ndarray, 
     vocabulary, spans = _vocabularies(context)
     at = np.array([spans.get(c, spans[""])[0] for c in classes], dtype=np.int64)
     size = np.array([spans.get(c, spans[""])[1] for c in classes], dtype=np.int64)
-    edits = generic_edits(words, at, size, vocabulary, base, np.where(threshold > 0, threshold + SPARES, 0))
+    edits = generic_edits(words, at, size, vocabulary, base, np.where(threshold > 0, threshold + spares, 0))
     codes = np.array([chunk.label_code(SYNTHETIC, label) for label in GENERIC_LABELS], dtype=np.int64)
     wanted[edited] = threshold
     chunk.add(edited[edits.row], GENERIC, edits.rank, wanted, build(words, edits), codes[edits.label])
@@ -301,10 +309,10 @@ def _random(chunk: _Chunk, shares: dict[int, np.ndarray], bases: np.ndarray, car
     first = shares[WITHIN_CLASS][rows] + carried[rows]
     second = shares[GLOBAL_DRAW][rows] + first - np.minimum(first, class_size)
     size = np.full(len(rows), len(context.global_pool), dtype=np.int64)
-    for stream, at, length, threshold, salt, subtype in (
-            (WITHIN_CLASS, class_at, class_size, first, 0xC1A55, CLASS),
-            (GLOBAL_DRAW, np.zeros_like(size), size, second, 0x610BA1, GLOBAL)):
-        wants = np.where(threshold > 0, threshold + RANDOM_SPARES, 0)
+    for stream, at, length, threshold, salt, subtype, spares in (
+            (WITHIN_CLASS, class_at, class_size, first, 0xC1A55, CLASS, 0),
+            (GLOBAL_DRAW, np.zeros_like(size), size, second, 0x610BA1, GLOBAL, RANDOM_SPARES)):
+        wants = threshold + spares
         row, rank, index = draw_grid(at, length, wants, bases[rows], salt)
         wanted = np.zeros(len(chunk.positives), dtype=np.int64)
         wanted[rows] = threshold
@@ -361,8 +369,15 @@ def chunk_pairs(
     """Pair rows (PairRow tuples, in no particular order) and vocabulary groups (see `vocab_pairs`) of some
     inputs, in every split where they have positives."""
     chunk = _Chunk()
-    for before in inputs:
-        _collect(chunk, before, positives[before], hypotheses.get(before, ()), contexts, settings)
+    topk = TOPK in settings.kinds
+    singles = [(before, found[0]) for before in inputs
+               if len(found := positives[before]) == 1 and not (topk and hypotheses.get(before))]
+    _collect_singles(chunk, singles, contexts, settings)
+    if len(singles) < len(inputs):
+        single = {before for before, _ in singles}
+        for before in inputs:
+            if before not in single:
+                _collect(chunk, before, positives[before], hypotheses.get(before, ()), contexts, settings)
     vocab = _vocab_groups(chunk, settings)
     if not chunk.positives:
         return chunk.rows, vocab
@@ -377,7 +392,8 @@ def chunk_pairs(
         by_context.setdefault(id(context), []).append(pos)
     for members in by_context.values():
         rows = np.array(members, dtype=np.int64)
-        carried = _synthetic(chunk, shares, bases, rows) if SYNTHETIC in settings.kinds else np.zeros_like(wanted)
+        spares = 0 if RANDOM in settings.kinds else SPARES
+        carried = _synthetic(chunk, shares, bases, rows, spares) if SYNTHETIC in settings.kinds else np.zeros_like(wanted)
         if RANDOM in settings.kinds:
             _random(chunk, shares, bases, carried, rows)
     return chunk.rows + _select(chunk, wanted), vocab
