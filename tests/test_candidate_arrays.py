@@ -147,3 +147,25 @@ def test_chunk_rows_do_not_depend_on_the_chunking(sample):
     readings = {(p.after, before) for before, found in positives.items() for p in found}
     assert not any((row[3], row[2]) in readings for row in negatives)
     assert len({(row[2], row[3]) for row in negatives}) == len(negatives)
+
+
+def test_budget_is_shared_between_streams(sample):
+    """Ratio 10 without trivial pairs: per positive 3 meaning-changing edits, 1 suffix confusion, 1 generic
+    edit, 3 within-class and 2 global draws, when the streams have enough candidates (dates do)."""
+    context, pairs, _ = sample
+    dates = [(b, a) for c, b, a in pairs if c == "DATE" and len(a.split()) >= 4][:400]
+    positives = {b: [Positive("train", "DATE", a, stable_hash64("DATE", b, a))] for b, a in dates}
+    settings = Settings(frozenset({"synthetic", "random"}), 10, 100, 0)
+    rows, _ = chunk_pairs(sorted(positives), positives, {}, {"train": context}, settings)
+    streams = {"meaning": 0, "suffix": 0, "generic": 0, "random:class": 0, "random:global": 0}
+    for row in rows:
+        if row[4] == 0:
+            kind, subtype = row[5], row[6]
+            name = (f"random:{subtype}" if kind == "random" else "suffix" if subtype == "suffix"
+                    else "generic" if subtype in GENERIC_LABELS else "meaning")
+            streams[name] += 1
+    total = sum(streams.values())
+    assert total == 10 * len(positives)
+    expected = {"meaning": 0.3, "suffix": 0.1, "generic": 0.1, "random:class": 0.3, "random:global": 0.2}
+    for name, share in expected.items():
+        assert abs(streams[name] / total - share) < 0.03, streams
