@@ -91,7 +91,7 @@ def _facts(word: str) -> tuple[int, int, str | None, int, int, bool]:
             word in wc.TENS_WORDS)
 
 
-def _finish(parts: list[tuple], limits: np.ndarray, labels: int = 0) -> Edits:
+def _finish(parts: list[tuple], limits: np.ndarray) -> Edits:
     """Sort candidates by (row, round, order), rank them per row and keep the first `limits[row]`."""
     columns = [np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, np.int64) for i in range(8)]
     row, turn, order, kind, k1, w1, k2, w2 = columns
@@ -100,7 +100,7 @@ def _finish(parts: list[tuple], limits: np.ndarray, labels: int = 0) -> Edits:
     rank = running(row)
     keep = rank < limits[row]
     sort = sort[keep]
-    return Edits(row[keep], rank[keep], order[keep] + labels, kind[sort], k1[sort],
+    return Edits(row[keep], rank[keep], order[keep], kind[sort], k1[sort],
                  np.asarray(w1, dtype=object)[sort], k2[sort], np.asarray(w2, dtype=object)[sort])
 
 

@@ -4,9 +4,9 @@ them, with candidate generation vectorised over the whole chunk.
 Each input sees its positives from all splits (so no negative is ever a reading the corpus gives as
 positive for it, in any split) but gets a split's negatives only from that split's tables (no leakage
 across splits). Per positive, every candidate stream (trivial confusions, unread, meaning-changing
-substitutions, suffix confusions, generic edits, within-class and global draws) proposes its share plus a
-few spares, as rows of flat arrays (positive, stream, rank, tier, reading); the random draws are computed
-with numpy over all positives at once. Repeats and forbidden readings are dropped per (input, split) with
+substitutions, suffix confusions, generic edits, within-class and global draws) proposes its share (and
+the global draws a few spares), as rows of flat arrays (positive, stream, rank, tier, reading), computed
+for all positives of a split at once (`edit_arrays`, `candidate_arrays`). Repeats and forbidden readings are dropped per (input, split) with
 one sort over (group, reading code); each positive keeps its first `wanted` survivors in (tier, stream,
 rank) order, each (input, split) at most `cap`. A positive's rows depend on the input and the context only,
 so the output is the same whatever the chunking.
