@@ -1,55 +1,19 @@
-"""How many negatives each input gets, and how candidate streams are merged and filtered.
-
-Generators yield candidates lazily, best first; this module interleaves them, drops the forbidden ones
-(readings the corpus gives as positives for the input, in any split) and duplicates, and stops at the
-budget. Every choice is decided by stable hashes (`tnforge.hashing`), never by `random`.
+"""How many negatives each input gets, hashed rotations (the order of every candidate stream), and `take`
+(the top-k candidates, filtered). Every choice is decided by stable hashes (`tnforge.hashing`), never by
+`random`; `candidate_arrays` has the vectorised twins used for whole chunks.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Iterator
-from typing import TypeVar
 
 from tnforge.generators.negative_context import derive
-
-T = TypeVar("T")
 
 #: Default most negatives per input (per split), whatever the ratio: a pathological input cannot blow up a run.
 DEFAULT_CAP = 100
 #: Candidates examined per wanted negative before giving up on an input (streams full of forbidden ones).
 ATTEMPTS_PER_NEGATIVE = 20
-
-
-def round_robin(*streams: Iterable[T], weights: tuple[int, ...] | None = None) -> Iterator[T]:
-    """Interleave streams: one item from each in turn (or `weights[i]` items from stream i), until all end."""
-    if weights is None:  # the common case, without the bookkeeping of turns
-        iterators = [iter(s) for s in streams]
-        while iterators:
-            alive = []
-            for iterator in iterators:
-                for item in iterator:  # one item, if there is one
-                    yield item
-                    alive.append(iterator)
-                    break
-            iterators = alive
-        return
-    iterators = [iter(s) for s in streams]
-    turns = list(weights)
-    while iterators:
-        alive_iterators, alive_turns = [], []
-        for iterator, turn in zip(iterators, turns, strict=True):
-            alive = True
-            for _ in range(turn):
-                try:
-                    yield next(iterator)
-                except StopIteration:
-                    alive = False
-                    break
-            if alive:
-                alive_iterators.append(iterator)
-                alive_turns.append(turn)
-        iterators, turns = alive_iterators, alive_turns
 
 
 def rotation_parameters(length: int, base: int, salt: int) -> tuple[int, int]:
@@ -110,24 +74,4 @@ def take(
         attempts -= 1
         if not attempts:
             break
-    return chosen
-
-
-def fill(
-    plan: list[tuple[Iterator[tuple[str, str, str]], int]], forbidden: Collection[str], seen: set[str]
-) -> list[tuple[str, str, str]]:
-    """Take each stream's share in order; a stream's shortfall passes to the next, and what is still
-    missing at the end is taken from the streams again, in order."""
-    chosen: list[tuple[str, str, str]] = []
-    carry = 0
-    for stream, share in plan:
-        got = take(stream, share + carry, forbidden, seen)
-        chosen += got
-        carry += share - len(got)
-    for stream, _ in plan:
-        if carry <= 0:
-            break
-        got = take(stream, carry, forbidden, seen)
-        chosen += got
-        carry -= len(got)
     return chosen

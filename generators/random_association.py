@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tnforge.generators.negative_context import SplitContext
-from tnforge.generators.negative_sampling import rotation_parameters, round_robin
+from tnforge.generators.negative_sampling import rotation_parameters
 from tnforge.schemas.negative_kinds import CLASS, GLOBAL, RANDOM
 
 
@@ -28,8 +28,3 @@ def within_class(semiotic_class: str, context: SplitContext, base: int) -> Itera
 def global_draws(context: SplitContext, base: int) -> Iterator[tuple[str, str, str]]:
     """Readings of any other input in the split."""
     return draws(context.global_pool, base, 0x610BA1, GLOBAL)
-
-
-def random_association(semiotic_class: str, context: SplitContext, base: int) -> Iterator[tuple[str, str, str]]:
-    """Within-class and global draws, alternating (within-class first)."""
-    return round_robin(within_class(semiotic_class, context, base), global_draws(context, base))

@@ -7,121 +7,184 @@ Meaning-changing edits (subtype in parentheses): a number word for another of it
 Replacement words come from the same class's vocabulary in the split (falling back to the built-in word
 group when the class has fewer than two of them). Generic edits follow: `delete`, `insert`,
 `substitute:word` (a word from the class's vocabulary).
+
+Candidates come in a fixed order, round by round: `meaning_list`/`generic_list` compute the first `limit`
+of them directly (draw r of a hashed rotation is `(start + r × stride) mod length`), without nested
+generators; the structure of a reading (its category slots, ordinal swaps, date swap, dropped point) is
+worked out once per (reading, class) and split.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import repeat
 
 from tnforge.generators import word_categories as wc
 from tnforge.generators.negative_context import SplitContext
-from tnforge.generators.negative_sampling import rotation, round_robin
+from tnforge.generators.negative_sampling import rotation_parameters
 from tnforge.schemas.negative_kinds import SYNTHETIC
 
 Candidate = tuple[str, str, str]
+#: An edit without hashing: (reading, subtype).
+Edit = tuple[str, str]
+#: No limit: every candidate of a stream.
+ALL = 1 << 30
 
 
 def _replace(words: list[str], index: int, word: str) -> str:
     return " ".join(words[:index] + [word] + words[index + 1:])
 
 
-def _category_substitutions(
-    words: list[str], semiotic_class: str, context: SplitContext, base: int
-) -> dict[str, Iterator[Candidate]]:
-    """Per subtype: a stream over positions (first choice at every position, then the second, …)."""
-    slots: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
-    for index, word in enumerate(words):
-        category = wc.category_of(word, semiotic_class)
-        if category is not None:
-            subtype, group = category
-            slots.setdefault(subtype, []).append((index, context.category_words(semiotic_class, group)))
-
-    def position(index: int, choices: tuple[str, ...], label: str) -> Iterator[Candidate]:
-        """The replacements at one position, in its hashed order (the word itself skipped)."""
-        word = words[index]
-        for choice in rotation(len(choices), base, 0xC0DE + 97 * index):
-            if choices[choice] != word:
-                yield _replace(words, index, choices[choice]), SYNTHETIC, label
-
-    def stream(subtype: str, positions: list[tuple[int, tuple[str, ...]]]) -> Iterator[Candidate]:
-        label = f"substitute:{subtype}"
-        return round_robin(*(position(index, choices, label) for index, choices in positions))
-
-    return {subtype: stream(subtype, positions) for subtype, positions in slots.items()}
-
-
-def _ordinal_cardinal(words: list[str]) -> Iterator[Candidate]:
+def _ordinal_cardinal(words: list[str]) -> list[Edit]:
+    found = []
     for index, word in enumerate(words):
         swapped = wc.ORDINAL_OF.get(word) or wc.CARDINAL_OF.get(word)
         if swapped:
-            yield _replace(words, index, swapped), SYNTHETIC, "substitute:ordinal"
+            found.append((_replace(words, index, swapped), "substitute:ordinal"))
+    return found
 
 
-def _date_swap(words: list[str]) -> Iterator[Candidate]:
+def _date_swap(words: list[str]) -> list[Edit]:
     """Day and month exchanged ("the fifth of june" → "the sixth of may") when both are ≤ 12 and differ."""
     months = [i for i, w in enumerate(words) if w in wc.MONTH_NUMBER]
     days = [i for i, w in enumerate(words) if w in wc.DAY_NUMBER]
     if len(months) != 1 or len(days) != 1:
-        return
+        return []
     month_at, day_at = months[0], days[0]
     # "twenty first" is day 21, not day 1: only single-word days can swap with a month.
     if day_at > 0 and words[day_at - 1] in wc.TENS_WORDS:
-        return
+        return []
     month, day = wc.MONTH_NUMBER[words[month_at]], wc.DAY_NUMBER[words[day_at]]
     if month == day:
-        return
+        return []
     swapped = list(words)
     swapped[month_at] = wc.MONTHS[day - 1]
     swapped[day_at] = wc.ordinal_word(wc.CARDINAL_WORDS[month] if month < 10 else wc.TEENS_WORDS[month - 10])
-    yield " ".join(swapped), SYNTHETIC, "swap:date"
+    return [(" ".join(swapped), "swap:date")]
 
 
-def _drop_point(words: list[str]) -> Iterator[Candidate]:
-    if len(words) > 1:
+def _drop_point(words: list[str]) -> list[Edit]:
+    if len(words) < 2:
+        return []
+    return [(" ".join(words[:i] + words[i + 1:]), "delete:point") for i, w in enumerate(words) if w == "point"]
+
+
+#: One substitution slot: (position, its replacement words, index of the word itself among them or -1).
+Slot = tuple[int, tuple[str, ...], int]
+
+
+class ReadingShape:
+    """What the meaning-changing edits of one reading (in one class and split) need, worked out once."""
+
+    __slots__ = ("words", "categories", "fixed")
+
+    def __init__(self, reading: str, semiotic_class: str, context: SplitContext) -> None:
+        self.words = words = reading.split()
+        slots: dict[str, list[Slot]] = {}
         for index, word in enumerate(words):
-            if word == "point":
-                yield " ".join(words[:index] + words[index + 1:]), SYNTHETIC, "delete:point"
+            category = wc.category_of(word, semiotic_class)
+            if category is not None:
+                subtype, group = category
+                choices = context.category_words(semiotic_class, group)
+                skip = choices.index(word) if word in choices else -1
+                slots.setdefault(subtype, []).append((index, choices, skip))
+        #: (label, slots) per category in the module's priority order.
+        self.categories = [(f"substitute:{s}", slots[s]) for s in wc.SUBSTITUTION_GROUPS if s in slots]
+        #: The unhashed edits: ordinal ↔ cardinal, date swap, dropped point.
+        self.fixed = [edits for edits in (_ordinal_cardinal(words), _date_swap(words), _drop_point(words)) if edits]
+
+
+def shape_of(reading: str, semiotic_class: str, context: SplitContext) -> ReadingShape:
+    """The `ReadingShape` of a reading, cached in the context (readings repeat across inputs)."""
+    cache = context._category_cache
+    key = ("shape", reading, semiotic_class)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = ReadingShape(reading, semiotic_class, context)
+    return found
+
+
+def _slot_choice(slot: Slot, base: int, draw: int) -> str | None:
+    """Draw `draw` of a slot's hashed rotation over its choices without the word itself (None: exhausted)."""
+    index, choices, skip = slot
+    length = len(choices) - (skip >= 0)
+    if draw >= length:
+        return None
+    start, stride = rotation_parameters(length, base, 0xC0DE + 97 * index)
+    choice = (start + draw * stride) % length
+    return choices[choice + (0 <= skip <= choice)]
+
+
+def meaning_list(shape: ReadingShape, base: int, limit: int) -> list[Edit]:
+    """The first `limit` meaning-changing edits of the first `limit` rounds: round r takes from each category (in priority order) its
+    r-th candidate — the slots in turn, draw r // slots at slot r mod slots — then the r-th ordinal swap,
+    date swap and dropped point."""
+    words, found = shape.words, []
+    if limit <= 0 or not (shape.categories or shape.fixed):
+        return found
+    longest = max([len(e) for e in shape.fixed] + [len(slots) * max(len(s[1]) for s in slots)
+                                                   for _, slots in shape.categories])
+    for draw in range(min(longest, limit)):
+        for label, slots in shape.categories:
+            slot = slots[draw % len(slots)]
+            word = _slot_choice(slot, base, draw // len(slots))
+            if word is not None:
+                found.append((_replace(words, slot[0], word), label))
+                if len(found) >= limit:
+                    return found
+        for edits in shape.fixed:
+            if draw < len(edits):
+                found.append(edits[draw])
+                if len(found) >= limit:
+                    return found
+    return found
+
+
+def _nth(length: int, base: int, salt: int, draw: int) -> int:
+    start, stride = rotation_parameters(length, base, salt)
+    return (start + draw * stride) % length
+
+
+def generic_list(words: list[str], vocabulary: tuple[str, ...], base: int, limit: int) -> list[Edit]:
+    """The generic edits of the first `limit` turns. Turn t takes kind t mod k of the reading's kinds
+    (deletion when it has two words or more, then insertion and substitution when there is a vocabulary)
+    and makes that kind's m-th edit, m = t // k: deletion drops word m of a hashed rotation of the n words;
+    insertion puts, in gap m mod (n + 1) of a rotation of the gaps, draw m // (n + 1) of that gap's rotation
+    of the vocabulary; substitution likewise over the n words (a draw equal to the word makes no edit)."""
+    count, size, found = len(words), len(vocabulary), []
+    kinds = (["delete"] if count > 1 else []) + (["insert", "substitute:word"] if size else [])
+    for turn in range(limit):
+        if not kinds:
+            break
+        kind, m = kinds[turn % len(kinds)], turn // len(kinds)
+        if kind == "delete":
+            if m < count:
+                at = _nth(count, base, 0xDE1, m)
+                found.append((" ".join(words[:at] + words[at + 1:]), kind))
+        elif kind == "insert":
+            at = _nth(count + 1, base, 0x1A4, m % (count + 1))
+            if m // (count + 1) < size:
+                word = vocabulary[_nth(size, base, 0x1A5 + 31 * at, m // (count + 1))]
+                found.append((" ".join(words[:at] + [word] + words[at:]), kind))
+        elif count and m // count < size:
+            at = _nth(count, base, 0x5A, m % count)
+            word = vocabulary[_nth(size, base, 0x5B + 31 * at, m // count)]
+            if word != words[at]:
+                found.append((_replace(words, at, word), kind))
+    return found
 
 
 def meaning_substitutions(
     reading: str, semiotic_class: str, context: SplitContext, base: int
 ) -> Iterator[Candidate]:
-    """Meaning-changing edits of a reading, interleaved across subtypes (in the module's priority order)."""
-    words = reading.split()
-    streams = _category_substitutions(words, semiotic_class, context, base)
-    ordered = [streams[s] for s in wc.SUBSTITUTION_GROUPS if s in streams]
-    ordered += [_ordinal_cardinal(words), _date_swap(words), _drop_point(words)]
-    return round_robin(*ordered)
+    """Every meaning-changing edit of a reading, in `meaning_list`'s order, as (reading, "synthetic", subtype)."""
+    for edit, subtype in meaning_list(shape_of(reading, semiotic_class, context), base, ALL):
+        yield edit, SYNTHETIC, subtype
 
 
 def generic_edits(reading: str, semiotic_class: str, context: SplitContext, base: int) -> Iterator[Candidate]:
-    """Deletions, insertions and substitutions of single words, interleaved; words from the class vocabulary."""
-    words = reading.split()
+    """Every generic edit of a reading, in `generic_list`'s order; words from the class vocabulary."""
     vocabulary = context.class_vocab.get(semiotic_class) or context.global_vocab
-
-    def deletions() -> Iterator[Candidate]:
-        if len(words) > 1:
-            for index in rotation(len(words), base, 0xDE1):
-                yield " ".join(words[:index] + words[index + 1:]), SYNTHETIC, "delete"
-
-    def insertions() -> Iterator[Candidate]:
-        slots = [rotation(len(vocabulary), base, 0x1A5 + 31 * at) for at in range(len(words) + 1)]
-        positions = list(rotation(len(words) + 1, base, 0x1A4))
-        for at, order in round_robin(*(repeat((p, slots[p]), len(vocabulary)) for p in positions)):
-            for choice in order:
-                yield " ".join(words[:at] + [vocabulary[choice]] + words[at:]), SYNTHETIC, "insert"
-                break
-
-    def substitutions() -> Iterator[Candidate]:
-        slots = [rotation(len(vocabulary), base, 0x5B + 31 * at) for at in range(len(words))]
-        positions = list(rotation(len(words), base, 0x5A))
-        for at, order in round_robin(*(repeat((p, slots[p]), len(vocabulary)) for p in positions)):
-            for choice in order:
-                if vocabulary[choice] != words[at]:
-                    yield _replace(words, at, vocabulary[choice]), SYNTHETIC, "substitute:word"
-                    break
-
-    if not vocabulary:
-        return deletions()
-    return round_robin(deletions(), insertions(), substitutions())
+    words = reading.split()
+    turns = 3 * max(len(words), (len(words) + 1) * len(vocabulary))
+    for edit, subtype in generic_list(words, vocabulary, base, turns):
+        yield edit, SYNTHETIC, subtype

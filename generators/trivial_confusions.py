@@ -39,3 +39,8 @@ def trivial_confusions(before: str, reading: str) -> Iterator[tuple[str, str, st
             yield spelled, SYNTHETIC, SPELLED
     elif reading == SIL:
         yield SELF, SYNTHETIC, VOICED
+
+
+def trivial_list(before: str, reading: str) -> list[tuple[str, str]]:
+    """`trivial_confusions` as (reading, subtype) pairs."""
+    return [(value, subtype) for value, _, subtype in trivial_confusions(before, reading)]

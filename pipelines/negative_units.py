@@ -25,7 +25,7 @@ from apache_beam.metrics import Metrics
 
 from tnforge.collector import gc_paused
 from tnforge.datasets import by_split
-from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, input_pairs
+from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, chunk_pairs
 from tnforge.generators.licensing import Licenser
 from tnforge.generators.pair_keys import column_hashes
 from tnforge.generators.pair_tables import pairs_table
@@ -117,6 +117,12 @@ def _positives(tables: list[pa.Table]) -> dict[str, list[Positive]]:
     return {before: [found[k] for k in sorted(found)] for before, found in by_input.items()}
 
 
+def chunk_candidates(inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict,
+                     settings: Settings) -> tuple[list, list]:
+    """Pair rows and vocabulary groups of some inputs (their positives are taken out of `by_input`)."""
+    return chunk_pairs(inputs, {before: by_input.pop(before) for before in inputs}, hypotheses, contexts, settings)
+
+
 class GenerateNegatives(beam.DoFn):
     """All pairs for the inputs of one work unit, as Arrow tables keyed by (dataset, split), chunk by chunk."""
 
@@ -148,12 +154,7 @@ class GenerateNegatives(beam.DoFn):
 
     def _chunk(self, inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict) -> dict[str, pa.Table]:
         """The pairs and vocabulary pairs of some inputs (their positives are taken out of `by_input`)."""
-        pair_rows, vocab_groups = [], []
-        for before in inputs:
-            pairs, vocab = input_pairs(before, by_input.pop(before), hypotheses.get(before, ()), contexts,
-                                       self.settings)
-            pair_rows.extend(pairs)
-            vocab_groups.extend(vocab)
+        pair_rows, vocab_groups = chunk_candidates(inputs, by_input, hypotheses, contexts, self.settings)
         tables = {
             "pairs": pairs_table(pair_rows, GENERATOR_VERSION, self.judge),
             "vocab_pairs": vocab_table(vocab_groups, contexts, GENERATOR_VERSION),
