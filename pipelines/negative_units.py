@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.metrics import Metrics
 
-from tnforge.collector import gc_paused
+from tnforge.collector import gc_paused, release_memory
 from tnforge.datasets import by_split
 from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, input_pairs
 from tnforge.generators.licensing import Licenser
@@ -145,6 +145,8 @@ class GenerateNegatives(beam.DoFn):
             for dataset, table in tables.items():
                 for split, part in by_split(table):
                     yield (dataset, split), part
+            del tables
+            release_memory()  # a chunk's tables are spilled by now: its peak need not stay resident
 
     def _chunk(self, inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict) -> dict[str, pa.Table]:
         """The pairs and vocabulary pairs of some inputs (their positives are taken out of `by_input`)."""

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.metrics.metric import MetricsFilter
 
+from tnforge.collector import few_malloc_arenas, release_memory
 from tnforge.datasets import DATASET_DIRS, dataset_files
 from tnforge.errors import Interrupted, interrupted
 from tnforge.filesystems import (
@@ -76,11 +77,12 @@ def read_trivial_file(path: str) -> Iterator[Piece]:
     (originals only), keyed like positive pairs."""
     table = read_parquet(path, columns=["split", "class", "before", "after", "trivial", "copy"])
     table = table.filter(pc.and_(table.column("trivial"), pc.equal(table.column("copy"), 0)))
-    if not table.num_rows:
-        return
-    table = count_pairs(table.select(["split", "class", "before", "after"]))
-    table = table.append_column("key", pa.array(pair_keys(table), pa.uint64())).select(POSITIVE_COLUMNS)
-    yield "positives", table
+    if table.num_rows:
+        table = count_pairs(table.select(["split", "class", "before", "after"]))
+        table = table.append_column("key", pa.array(pair_keys(table), pa.uint64())).select(POSITIVE_COLUMNS)
+    release_memory()  # the examples file read is far larger than its distinct trivial tokens
+    if table.num_rows:
+        yield "positives", table
 
 
 def read_hypothesis_file(path: str, root: str) -> Iterator[Piece]:
@@ -277,7 +279,7 @@ def run_negatives(
     pipeline = make_pipeline(options)
     build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units)
     try:
-        with quiet_worker_errors():
+        with quiet_worker_errors(), few_malloc_arenas():
             result = pipeline.run()
             result.wait_until_finish()
     except BaseException as error:

@@ -14,6 +14,7 @@ import apache_beam as beam
 import pyarrow as pa
 
 from tnforge import schemas
+from tnforge.collector import release_memory
 from tnforge.datasets import DATASET_DIRS, SPLIT_FREE, shard_name, shard_path, split_shards, write_shard
 from tnforge.filesystems import join, matching, open_arrow_file, remove, write_atomically
 
@@ -89,7 +90,10 @@ def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table
     tables.sort(key=piece_digest)
     table = pa.concat_tables(tables) if tables else schema.empty_table()
     write_shard(table, shard_path(root, dataset, split or None, shard, count), schema)
-    return ShardReport(dataset, split, shard, table.num_rows)
+    rows = table.num_rows
+    del table, tables
+    release_memory()  # the shard's tables, sorted copy and Parquet buffers are freed: give them back
+    return ShardReport(dataset, split, shard, rows)
 
 
 def remove_stale_shards(root: str, dataset: str, split: str, count: int) -> None:
