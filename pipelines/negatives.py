@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.metrics.metric import MetricsFilter
 
-from tnforge.collector import few_malloc_arenas, release_memory
+from tnforge.collector import few_malloc_arenas, release_memory, trimming
 from tnforge.datasets import DATASET_DIRS, dataset_files
 from tnforge.errors import Interrupted, interrupted
 from tnforge.filesystems import (
@@ -279,7 +279,7 @@ def run_negatives(
     pipeline = make_pipeline(options)
     build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units)
     try:
-        with quiet_worker_errors(), few_malloc_arenas():
+        with quiet_worker_errors(), few_malloc_arenas(), trimming():
             result = pipeline.run()
             result.wait_until_finish()
     except BaseException as error:

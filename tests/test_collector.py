@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tnforge.collector import few_malloc_arenas, release_memory
+from tnforge.collector import few_malloc_arenas, release_memory, trimming
 
 
 def test_few_malloc_arenas_reach_child_processes_and_are_restored(monkeypatch):
@@ -45,3 +45,15 @@ def test_release_memory_hands_arrow_memory_back():
     del parts
     release_memory()
     assert _resident_mb() - before < 150
+
+
+def test_trimming_runs_its_thread_only_inside_the_block():
+    import threading
+
+    with trimming(0.01):
+        names = [t.name for t in threading.enumerate()]
+        import time
+
+        time.sleep(0.05)  # a few trims run meanwhile
+    assert "tnforge-trim" in names
+    assert "tnforge-trim" not in [t.name for t in threading.enumerate()]

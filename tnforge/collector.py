@@ -62,6 +62,32 @@ def few_malloc_arenas(arenas: int = 2) -> Iterator[None]:
             os.environ["MALLOC_ARENA_MAX"] = previous
 
 
+@contextlib.contextmanager
+def trimming(interval: float = 1.0) -> Iterator[None]:
+    """Hand the C heap's free memory back every `interval` seconds while a block runs (a background thread
+    calling `malloc_trim`): a Beam driver decodes and re-encodes elements on its threads and would otherwise
+    stay at the peak of those buffers. A no-op where glibc is not the C library."""
+    trim = _malloc_trim()
+    if trim is None:
+        yield
+        return
+    import threading
+
+    done = threading.Event()
+
+    def run() -> None:
+        while not done.wait(interval):
+            trim(0)
+
+    thread = threading.Thread(target=run, name="tnforge-trim", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
 def _malloc_trim():  # noqa: ANN202 - a ctypes function or None
     libc = _libc()
     return None if libc is None else libc.malloc_trim
