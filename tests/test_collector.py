@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pyarrow as pa
@@ -48,12 +50,8 @@ def test_release_memory_hands_arrow_memory_back():
 
 
 def test_trimming_runs_its_thread_only_inside_the_block():
-    import threading
-
     with trimming(0.01):
         names = [t.name for t in threading.enumerate()]
-        import time
-
         time.sleep(0.05)  # a few trims run meanwhile
     assert "tnforge-trim" in names
     assert "tnforge-trim" not in [t.name for t in threading.enumerate()]
