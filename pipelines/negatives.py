@@ -20,6 +20,7 @@ rule needs no global table; the unit count grows with the data (see `negative_un
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -279,7 +280,9 @@ def run_negatives(
     pipeline = make_pipeline(options)
     build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units)
     try:
-        with quiet_worker_errors(), few_malloc_arenas(), trimming():
+        # Memory: few malloc arenas in every process of the run; with worker processes, the driver (which only
+        # passes elements between them) hands its freed heap back as it goes.
+        with quiet_worker_errors(), few_malloc_arenas(), trimming() if workers and workers > 1 else nullcontext():
             result = pipeline.run()
             result.wait_until_finish()
     except BaseException as error:
