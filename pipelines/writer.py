@@ -15,7 +15,15 @@ import pyarrow as pa
 
 from tnforge import schemas
 from tnforge.collector import release_memory
-from tnforge.datasets import DATASET_DIRS, SPLIT_FREE, shard_name, shard_path, split_shards, write_shard
+from tnforge.datasets import (
+    DATASET_DIRS,
+    SPLIT_FREE,
+    shard_name,
+    shard_path,
+    shard_table,
+    split_shards,
+    write_shard,
+)
 from tnforge.filesystems import join, matching, open_arrow_file, remove, write_atomically
 
 #: (dataset, split, shard): which file a piece of rows belongs to; split is "" for split-free datasets.
@@ -86,14 +94,20 @@ def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table
     """Write shard `key` (of `count`) from its pieces (tables, spilled paths, or None for none)."""
     dataset, split, shard = key
     schema = schemas.SCHEMAS[dataset]
+    # Sorted here so that the pieces (memory-mapped spill files) are let go before the Parquet encoding.
+    table = shard_table(_concatenated(pieces, schema), schema)
+    write_shard(table, shard_path(root, dataset, split or None, shard, count), schema, prepared=True)
+    rows = table.num_rows
+    del table
+    release_memory()  # the shard's sorted copy and Parquet buffers are freed: give them back
+    return ShardReport(dataset, split, shard, rows)
+
+
+def _concatenated(pieces: Iterable[pa.Table | str | None], schema: pa.Schema) -> pa.Table:
+    """The rows of a shard's pieces, in a fixed order (by their keys' digest)."""
     tables = [_load(p) for p in pieces if p is not None]
     tables.sort(key=piece_digest)
-    table = pa.concat_tables(tables) if tables else schema.empty_table()
-    write_shard(table, shard_path(root, dataset, split or None, shard, count), schema)
-    rows = table.num_rows
-    del table, tables
-    release_memory()  # the shard's tables, sorted copy and Parquet buffers are freed: give them back
-    return ShardReport(dataset, split, shard, rows)
+    return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
 def remove_stale_shards(root: str, dataset: str, split: str, count: int) -> None:

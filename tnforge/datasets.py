@@ -144,15 +144,23 @@ def sort_order(table: pa.Table, columns: Sequence[str]) -> np.ndarray:
     return np.argsort(key, kind="stable")
 
 
-def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -> None:
-    """Sort a table by its dataset's sort key and write it to `path` atomically (temporary name, rename); an
-    empty table becomes a file with the schema and no row group, which every Parquet reader takes as 0 rows."""
-    from tnforge.filesystems import write_atomically
-
+def shard_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """A table as its shard file holds it: the schema's columns and types, sorted by the dataset's sort key."""
     name = schemas.dataset_name(schema) or ""
     table = table.select(schema.names).cast(schema)
     if name in SORT_KEYS and table.num_rows:
         table = table.take(sort_order(table, SORT_KEYS[name]))
+    return table
+
+
+def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema, prepared: bool = False) -> None:
+    """Sort a table by its dataset's sort key and write it to `path` atomically (temporary name, rename); an
+    empty table becomes a file with the schema and no row group, which every Parquet reader takes as 0 rows.
+    prepared: the table is already `shard_table(table, schema)`."""
+    from tnforge.filesystems import write_atomically
+
+    if not prepared:
+        table = shard_table(table, schema)
     with write_atomically(str(path)) as handle:
         if table.num_rows:
             pq.write_table(table, handle, compression="zstd", row_group_size=256_000)
