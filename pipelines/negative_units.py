@@ -120,10 +120,11 @@ def _positives(tables: list[pa.Table]) -> dict[str, list[Positive]]:
 class GenerateNegatives(beam.DoFn):
     """All pairs for the inputs of one work unit, as Arrow tables keyed by (dataset, split), chunk by chunk."""
 
-    def __init__(self, settings: Settings, use_grammar: bool, chunk: int = CHUNK_INPUTS) -> None:
+    def __init__(self, settings: Settings, use_grammar: bool, chunk: int = CHUNK_INPUTS, release: bool = False) -> None:
         self.settings = settings
         self.use_grammar = use_grammar
         self.chunk = chunk
+        self.release = release  # hand each chunk's freed memory back (worker processes: their sum counts)
         self.judge: Licenser | None = None
 
     def setup(self) -> None:
@@ -146,7 +147,8 @@ class GenerateNegatives(beam.DoFn):
                 for split, part in by_split(table):
                     yield (dataset, split), part
             del tables
-            release_memory()  # a chunk's tables are spilled by now: its peak need not stay resident
+            if self.release:  # a chunk's tables are spilled by now: its peak need not stay resident
+                release_memory()
 
     def _chunk(self, inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict) -> dict[str, pa.Table]:
         """The pairs and vocabulary pairs of some inputs (their positives are taken out of `by_input`)."""

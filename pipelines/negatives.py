@@ -99,10 +99,13 @@ def build_pipeline(
     use_grammar: bool,
     shards: int,
     units: int | None = None,
+    release: bool = False,
 ) -> beam.PCollection:
     """Add the negatives transforms to a pipeline; returns the PCollection of shard reports.
 
-    units: work units (None: one per INPUTS_PER_UNIT distinct inputs, counted in the pipeline)."""
+    units: work units (None: one per INPUTS_PER_UNIT distinct inputs, counted in the pipeline); release: hand
+    freed memory back to the system after each chunk and shard (`collector.release_memory`; worth its CPU in
+    worker processes, whose memory adds up)."""
     files = [str(path) for path in dataset_files(root, "positive_pairs")]
     positives = (
         pipeline
@@ -140,9 +143,9 @@ def build_pipeline(
         | "AssignUnits" >> beam.FlatMap(assign_units, beam.pvalue.AsSingleton(unit_count))
         | "ByUnit" >> beam.GroupByKey()
         | "Generate" >> beam.ParDo(
-            GenerateNegatives(settings, use_grammar), beam.pvalue.AsSingleton(contexts)
+            GenerateNegatives(settings, use_grammar, release=release), beam.pvalue.AsSingleton(contexts)
         )
-        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES))
+        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES), release=release)
     )
 
 
@@ -278,11 +281,12 @@ def run_negatives(
     options = pipeline_options(pipeline_args, workers)  # refuses bad runner options before anything is deleted
     _forget_outputs(root, manifest)
     pipeline = make_pipeline(options)
-    build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units)
+    processes = bool(workers and workers > 1)  # worker processes, besides this one
+    build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units, release=processes)
     try:
         # Memory: few malloc arenas in every process of the run; with worker processes, the driver (which only
         # passes elements between them) hands its freed heap back as it goes.
-        with quiet_worker_errors(), few_malloc_arenas(), trimming() if workers and workers > 1 else nullcontext():
+        with quiet_worker_errors(), few_malloc_arenas(), trimming() if processes else nullcontext():
             result = pipeline.run()
             result.wait_until_finish()
     except BaseException as error:
