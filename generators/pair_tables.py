@@ -16,17 +16,28 @@ from tnforge.generators.pair_keys import column_hashes, compose, group_hash, typ
 Judge = Callable[[Sequence[tuple[str, str, str]]], list[bool]]
 
 
-def _keys(splits: list[str], classes: list[str], befores: list[str], values: pa.Array, types: pa.Array) -> np.ndarray:
+def _group_hashes(splits: pa.Array, classes: pa.Array, befores: pa.Array) -> np.ndarray:
+    """H(split, class, before) of every row, hashed once per run of equal groups (rows come input by input)."""
+    rows = len(befores)
+    if rows == 0:
+        return np.zeros(0, dtype=np.uint64)
+    changed = np.zeros(rows, dtype=bool)
+    changed[0] = True
+    for column in (splits, classes, befores):
+        changed[1:] |= pc.not_equal(column.slice(1), column.slice(0, rows - 1)).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(changed)
+    parts = [column.take(pa.array(starts)).to_pylist() for column in (splits, classes, befores)]
+    hashes = np.fromiter((group_hash(*g) for g in zip(*parts, strict=True)), dtype=np.uint64, count=len(starts))
+    return np.repeat(hashes, np.diff(np.append(starts, rows)))
+
+
+def _keys(splits: pa.Array, classes: pa.Array, befores: pa.Array, values: pa.Array, types: pa.Array) -> np.ndarray:
     """The composed stable key of (split, class, before, value, type) for every row (see `pair_keys`); each
-    distinct group, value and type is hashed once."""
-    groups: dict[tuple[str, str, str], int] = {}
-    group_hashes = np.fromiter(
-        (groups.get(g) or groups.setdefault(g, group_hash(*g)) for g in zip(splits, classes, befores, strict=True)),
-        dtype=np.uint64, count=len(splits),
-    )
+    run of one group, each distinct value and each type is hashed once."""
     encoded = pc.dictionary_encode(types)
     type_hashes = np.array([type_hash(t) for t in encoded.dictionary.to_pylist()], dtype=np.uint64)
-    return compose(group_hashes, column_hashes(values), type_hashes[encoded.indices.to_numpy(zero_copy_only=False)])
+    return compose(_group_hashes(splits, classes, befores), column_hashes(values),
+                   type_hashes[encoded.indices.to_numpy(zero_copy_only=False)])
 
 
 def pairs_table(rows: Sequence[PairRow], generator_version: str, judge: Judge | None = None) -> pa.Table:
@@ -53,16 +64,19 @@ def pairs_table(rows: Sequence[PairRow], generator_version: str, judge: Judge | 
         if dropped:
             keep = np.ones(len(rows), dtype=bool)
             keep[dropped] = False
+    strings = {name: pa.array(values, type=pa.string()) for name, values in
+               (("split", splits), ("class", classes), ("before", befores), ("reading", readings),
+                ("negative_type", types))}
     table = pa.table(
         {
-            "key": pa.array(_keys(splits, classes, befores, pa.array(readings, pa.string()),
-                                  pa.array(types, pa.string())), type=pa.uint64()),
-            "split": pa.array(splits, type=pa.string()),
-            "class": pa.array(classes, type=pa.string()),
-            "before": pa.array(befores, type=pa.string()),
-            "reading": pa.array(readings, type=pa.string()),
+            "key": pa.array(_keys(strings["split"], strings["class"], strings["before"], strings["reading"],
+                                  strings["negative_type"]), type=pa.uint64()),
+            "split": strings["split"],
+            "class": strings["class"],
+            "before": strings["before"],
+            "reading": strings["reading"],
             "label": pa.array(label, type=pa.int8()),
-            "negative_type": pa.array(types, type=pa.string()),
+            "negative_type": strings["negative_type"],
             "negative_subtype": pa.array(subtypes, type=pa.string()),
             "licensed": licensed,
             "generator_version": pa.repeat(pa.scalar(generator_version, pa.string()), len(rows)),

@@ -70,10 +70,15 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     bases = np.array([g.base for g in groups], dtype=np.uint64)
     hashes = mix64(bases[group] ^ mix64(number.astype(np.uint64) ^ _DRAW_SALT))
 
-    class_ids = [context.class_vocab_ids.get(g.semiotic_class, np.zeros(0, dtype=np.int64)) for g in groups]
-    lengths = np.array([len(ids) for ids in class_ids], dtype=np.int64)
-    offsets = np.cumsum(lengths) - lengths
-    flat = np.concatenate(class_ids) if lengths.sum() else np.zeros(1, dtype=np.int64)
+    # Each class's word ids once, end to end; a group reads its class's stretch.
+    classes = sorted({g.semiotic_class for g in groups})
+    class_ids = [context.class_vocab_ids.get(c, np.zeros(0, dtype=np.int64)) for c in classes]
+    class_lengths = np.array([len(ids) for ids in class_ids], dtype=np.int64)
+    class_offsets = np.cumsum(class_lengths) - class_lengths
+    flat = np.concatenate(class_ids) if class_lengths.sum() else np.zeros(1, dtype=np.int64)
+    class_index = {c: i for i, c in enumerate(classes)}
+    group_class = np.array([class_index[g.semiotic_class] for g in groups], dtype=np.int64)
+    lengths, offsets = class_lengths[group_class], class_offsets[group_class]
     from_class = (number % 2 == 0) & (lengths[group] > 0)
     safe_lengths = np.maximum(lengths[group], 1).astype(np.uint64)
     class_pick = flat[np.minimum(offsets[group] + (hashes % safe_lengths).astype(np.int64), len(flat) - 1)]
@@ -92,10 +97,19 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     code = group * vocabulary + word
     keep = ~np.isin(code, np.array(forbidden, dtype=np.int64)) if forbidden else np.ones(len(code), dtype=bool)
     position = np.flatnonzero(keep)
-    _, first = np.unique(code[position], return_index=True)
-    position = np.sort(position[first])
+    # First draw of each (group, word), in draw order: a stable sort of the codes marks the first of each run.
+    codes = code[position]
+    order = np.argsort(codes, kind="stable")
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = codes[order[1:]] != codes[order[:-1]]
+    is_first = np.zeros(len(order), dtype=bool)
+    is_first[order[first]] = True
+    position = position[is_first]
+    # Rank of each kept draw within its group (groups are in order): distance from the group's first row.
     kept_group = group[position]
-    group_start = np.searchsorted(kept_group, kept_group, side="left")
+    starts = np.ones(len(position), dtype=bool)
+    starts[1:] = kept_group[1:] != kept_group[:-1]
+    group_start = np.maximum.accumulate(np.where(starts, np.arange(len(position)), 0)) if len(position) else position
     rank = np.arange(len(position)) - group_start
     position = position[rank < wanted[kept_group]]
     return group[position], word[position], from_class[position]

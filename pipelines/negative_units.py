@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.metrics import Metrics
 
-from tnforge.collector import gc_paused
+from tnforge.collector import gc_paused, release_memory
 from tnforge.datasets import by_split
 from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, chunk_pairs
 from tnforge.generators.licensing import Licenser
@@ -126,10 +126,11 @@ def chunk_candidates(inputs: list[str], by_input: dict, hypotheses: dict, contex
 class GenerateNegatives(beam.DoFn):
     """All pairs for the inputs of one work unit, as Arrow tables keyed by (dataset, split), chunk by chunk."""
 
-    def __init__(self, settings: Settings, use_grammar: bool, chunk: int = CHUNK_INPUTS) -> None:
+    def __init__(self, settings: Settings, use_grammar: bool, chunk: int = CHUNK_INPUTS, release: bool = False) -> None:
         self.settings = settings
         self.use_grammar = use_grammar
         self.chunk = chunk
+        self.release = release  # hand each chunk's freed memory back (worker processes: their sum counts)
         self.judge: Licenser | None = None
 
     def setup(self) -> None:
@@ -151,6 +152,9 @@ class GenerateNegatives(beam.DoFn):
             for dataset, table in tables.items():
                 for split, part in by_split(table):
                     yield (dataset, split), part
+            del tables
+            if self.release:  # a chunk's tables are spilled by now: its peak need not stay resident
+                release_memory()
 
     def _chunk(self, inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict) -> dict[str, pa.Table]:
         """The pairs and vocabulary pairs of some inputs (their positives are taken out of `by_input`)."""

@@ -20,6 +20,7 @@ rule needs no global table; the unit count grows with the data (see `negative_un
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.metrics.metric import MetricsFilter
 
+from tnforge.collector import few_malloc_arenas, release_memory, trimming
 from tnforge.datasets import DATASET_DIRS, dataset_files
 from tnforge.errors import Interrupted, interrupted
 from tnforge.filesystems import (
@@ -76,11 +78,12 @@ def read_trivial_file(path: str) -> Iterator[Piece]:
     (originals only), keyed like positive pairs."""
     table = read_parquet(path, columns=["split", "class", "before", "after", "trivial", "copy"])
     table = table.filter(pc.and_(table.column("trivial"), pc.equal(table.column("copy"), 0)))
-    if not table.num_rows:
-        return
-    table = count_pairs(table.select(["split", "class", "before", "after"]))
-    table = table.append_column("key", pa.array(pair_keys(table), pa.uint64())).select(POSITIVE_COLUMNS)
-    yield "positives", table
+    if table.num_rows:
+        table = count_pairs(table.select(["split", "class", "before", "after"]))
+        table = table.append_column("key", pa.array(pair_keys(table), pa.uint64())).select(POSITIVE_COLUMNS)
+    release_memory()  # the examples file read is far larger than its distinct trivial tokens
+    if table.num_rows:
+        yield "positives", table
 
 
 def read_hypothesis_file(path: str, root: str) -> Iterator[Piece]:
@@ -96,10 +99,13 @@ def build_pipeline(
     use_grammar: bool,
     shards: int,
     units: int | None = None,
+    release: bool = False,
 ) -> beam.PCollection:
     """Add the negatives transforms to a pipeline; returns the PCollection of shard reports.
 
-    units: work units (None: one per INPUTS_PER_UNIT distinct inputs, counted in the pipeline)."""
+    units: work units (None: one per INPUTS_PER_UNIT distinct inputs, counted in the pipeline); release: hand
+    freed memory back to the system after each chunk and shard (`collector.release_memory`; worth its CPU in
+    worker processes, whose memory adds up)."""
     files = [str(path) for path in dataset_files(root, "positive_pairs")]
     positives = (
         pipeline
@@ -137,9 +143,9 @@ def build_pipeline(
         | "AssignUnits" >> beam.FlatMap(assign_units, beam.pvalue.AsSingleton(unit_count))
         | "ByUnit" >> beam.GroupByKey()
         | "Generate" >> beam.ParDo(
-            GenerateNegatives(settings, use_grammar), beam.pvalue.AsSingleton(contexts)
+            GenerateNegatives(settings, use_grammar, release=release), beam.pvalue.AsSingleton(contexts)
         )
-        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES))
+        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES), release=release)
     )
 
 
@@ -275,9 +281,12 @@ def run_negatives(
     options = pipeline_options(pipeline_args, workers)  # refuses bad runner options before anything is deleted
     _forget_outputs(root, manifest)
     pipeline = make_pipeline(options)
-    build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units)
+    processes = bool(workers and workers > 1)  # worker processes, besides this one
+    build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units, release=processes)
     try:
-        with quiet_worker_errors():
+        # Memory: few malloc arenas in every process of the run; with worker processes, the driver (which only
+        # passes elements between them) hands its freed heap back as it goes.
+        with quiet_worker_errors(), few_malloc_arenas(), trimming() if processes else nullcontext():
             result = pipeline.run()
             result.wait_until_finish()
     except BaseException as error:

@@ -14,7 +14,16 @@ import apache_beam as beam
 import pyarrow as pa
 
 from tnforge import schemas
-from tnforge.datasets import DATASET_DIRS, SPLIT_FREE, shard_name, shard_path, split_shards, write_shard
+from tnforge.collector import release_memory
+from tnforge.datasets import (
+    DATASET_DIRS,
+    SPLIT_FREE,
+    shard_name,
+    shard_path,
+    shard_table,
+    split_shards,
+    write_shard,
+)
 from tnforge.filesystems import join, matching, open_arrow_file, remove, write_atomically
 
 #: (dataset, split, shard): which file a piece of rows belongs to; split is "" for split-free datasets.
@@ -72,24 +81,37 @@ def _load(piece: pa.Table | str) -> pa.Table:
 class _WriteShard(beam.DoFn):
     """Concatenate the pieces of one shard (in a fixed order), sort and write its file; deletes nothing."""
 
-    def __init__(self, root: str, shards: Mapping[str, int]) -> None:
+    def __init__(self, root: str, shards: Mapping[str, int], release: bool = False) -> None:
         self._root = root
         self._shards = dict(shards)
+        self._release = release
 
     def process(self, element: tuple[ShardKey, Iterable[pa.Table | str | None]]) -> Iterator[ShardReport]:
         key, pieces = element
-        yield write_pieces(self._root, key, self._shards[key[0]], pieces)
+        yield write_pieces(self._root, key, self._shards[key[0]], pieces, self._release)
 
 
-def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table | str | None]) -> ShardReport:
-    """Write shard `key` (of `count`) from its pieces (tables, spilled paths, or None for none)."""
+def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table | str | None],
+                 release: bool = False) -> ShardReport:
+    """Write shard `key` (of `count`) from its pieces (tables, spilled paths, or None for none); `release`:
+    hand the freed memory back to the system after (`collector.release_memory`)."""
     dataset, split, shard = key
     schema = schemas.SCHEMAS[dataset]
+    # Sorted here so that the pieces (memory-mapped spill files) are let go before the Parquet encoding.
+    table = shard_table(_concatenated(pieces, schema), schema)
+    write_shard(table, shard_path(root, dataset, split or None, shard, count), schema, prepared=True)
+    rows = table.num_rows
+    del table
+    if release:  # the shard's sorted copy and Parquet buffers are freed: give them back
+        release_memory()
+    return ShardReport(dataset, split, shard, rows)
+
+
+def _concatenated(pieces: Iterable[pa.Table | str | None], schema: pa.Schema) -> pa.Table:
+    """The rows of a shard's pieces, in a fixed order (by their keys' digest)."""
     tables = [_load(p) for p in pieces if p is not None]
     tables.sort(key=piece_digest)
-    table = pa.concat_tables(tables) if tables else schema.empty_table()
-    write_shard(table, shard_path(root, dataset, split or None, shard, count), schema)
-    return ShardReport(dataset, split, shard, table.num_rows)
+    return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
 def remove_stale_shards(root: str, dataset: str, split: str, count: int) -> None:
@@ -108,17 +130,19 @@ class WriteDataset(beam.PTransform):
     with a scratch folder only paths cross stage boundaries: a runner that buffers a Flatten's inputs in
     memory never holds the tables). shards: shard count of each dataset written (every one of its shards
     is written, empty or not); splits: the splits of split datasets; scratch: a folder for pieces between
-    grouping steps (None: the tables travel through the shuffle). Output: a ShardReport per file. Nothing
-    here deletes its inputs.
+    grouping steps (None: the tables travel through the shuffle); release: each shard's writer hands freed
+    memory back to the system (for worker processes whose sum of memory counts). Output: a ShardReport per
+    file. Nothing here deletes its inputs.
     """
 
     def __init__(self, root: str, shards: Mapping[str, int], splits: Sequence[str] = schemas.SPLITS,
-                 scratch: str | None = None) -> None:
+                 scratch: str | None = None, release: bool = False) -> None:
         super().__init__()
         self._root = str(root)
         self._shards = dict(shards)
         self._splits = tuple(splits)
         self._scratch = scratch
+        self._release = release
 
     def expand(self, tables: beam.PCollection | tuple[beam.PCollection, ...]) -> beam.PCollection:
         inputs = tuple(tables) if isinstance(tables, (tuple, list)) else (tables,)
@@ -131,4 +155,4 @@ class WriteDataset(beam.PTransform):
         _ = (pipeline | "Folders" >> beam.Create(folders)
              | "RemoveStaleShards" >> beam.Map(lambda folder, root: remove_stale_shards(root, *folder), self._root))
         return ((*pieces, empty) | "WithEmptyShards" >> beam.Flatten() | "ByShard" >> beam.GroupByKey()
-                | "WriteShards" >> beam.ParDo(_WriteShard(self._root, self._shards)))
+                | "WriteShards" >> beam.ParDo(_WriteShard(self._root, self._shards, self._release)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from tnforge import schemas
@@ -14,6 +15,7 @@ from tnforge.datasets import (
     shard_name,
     shard_of,
     shard_path,
+    sort_order,
     split_shards,
     write_shard,
     write_sharded,
@@ -85,3 +87,32 @@ def test_read_dataset_of_a_missing_dataset_is_empty_with_its_schema(tmp_path):
     write_sharded(sentences(4), dataset_path(tmp_path, "sentences", "dev"), schemas.SENTENCES, shards=2)
     assert read_dataset(tmp_path, "sentences").num_rows == 4
     assert read_dataset(tmp_path, "sentences", "train").num_rows == 0
+
+
+def _mixed_table(rows: int, seed: int) -> pa.Table:
+    """Columns of every kind the sort keys use, with repeats (stability), nulls, non-ASCII text and extremes."""
+    rng = np.random.default_rng(seed)
+    words = ["", "a", "b", "B", "ab", "a b", "é", "e\u0301", "zz", "😀", "\u00ff", "\u0100", "10", "9"]
+    text = [words[i] for i in rng.integers(0, len(words), rows)]
+    return pa.table({
+        "text": pa.array([None if i % 17 == 3 else t for i, t in enumerate(text)], pa.string()),
+        "dense": pa.array(rng.integers(0, 3, rows), pa.int8()),
+        "wide": pa.array(rng.choice(np.array([0, 1, 2**63, 2**64 - 1], dtype=np.uint64), rows), pa.uint64()),
+        "signed": pa.array(rng.integers(-(2**40), 2**40, rows), pa.int64()),
+        "other": pa.array(rng.integers(-(2**40), 2**40, rows) // 1000, pa.int64()),
+        "flag": pa.array(rng.integers(0, 2, rows).astype(bool)),
+        "score": pa.array(rng.choice([0.5, -1.0, np.nan], rows)),
+        "row": pa.array(np.arange(rows)),
+    })
+
+
+def test_sort_order_is_arrows_stable_sort_for_every_key_kind():
+    table = _mixed_table(5_000, seed=7)
+    for columns in (["text"], ["dense", "text"], ["text", "flag", "dense"], ["wide", "text"], ["signed"],
+                    ["flag", "text", "wide", "dense"], ["text", "score"], ["text", "signed", "wide"],
+                    ["signed", "other", "text"]):  # Arrow's own sort, packed key, lexsort of ranks
+        expected = pc.sort_indices(table, sort_keys=[(c, "ascending") for c in columns]).to_numpy()
+        assert np.array_equal(sort_order(table, columns), expected), columns
+    chunked = pa.concat_tables([table.slice(0, 1234), table.slice(1234)])
+    assert np.array_equal(sort_order(chunked, ["text", "dense"]),
+                          pc.sort_indices(table, sort_keys=[("text", "ascending"), ("dense", "ascending")]).to_numpy())

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from tnforge import datasets, schemas
 from tnforge.cli import cli
+from tnforge.pipelines.negative_units import usable_cores
 from tnforge.pipelines.negatives import run_negatives
 
 WRONG = "xyzzy plugh"
@@ -251,9 +252,12 @@ def test_identical_for_any_unit_count(built, hypotheses, ratio10, tmp_path, monk
 def test_cli_ratio_3_and_errors(built, tmp_path):
     root = _copy(built, tmp_path / "cli")
     runner = CliRunner()
+    # No --workers: the default is automatic, one worker process per unit up to the usable cores.
     result = runner.invoke(cli, ["negatives", str(root), "--ratio", "3", "--no-grammar", "--shards", "1",
-                                 "--units", "2", "--workers", "0"])
+                                 "--units", "2"])
     assert result.exit_code == 0, result.output
+    workers = min(2, usable_cores())
+    assert ("2 local workers" in result.output) == (workers == 2), result.output
     assert "synthetic" in result.output and "vocab" in result.output
     negatives = json.loads((root / "manifest.json").read_text())["negatives"]
     train = negatives["counts"]["train"]

@@ -96,15 +96,71 @@ def by_split(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
         yield split, table.filter(pc.equal(column, split))
 
 
-def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema) -> None:
-    """Sort a table by its dataset's sort key and write it to `path` atomically (temporary name, rename); an
-    empty table becomes a file with the schema and no row group, which every Parquet reader takes as 0 rows."""
-    from tnforge.filesystems import write_atomically
+def _ranks(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int] | None:
+    """Each value's dense rank in ascending order (nulls last) and the number of ranks, or None for a type
+    ranked here only by Arrow's own sort (floating point, nested)."""
+    import pyarrow.compute as pc
 
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    kind = column.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind):
+        encoded = pc.dictionary_encode(column)  # distinct values, ranked by Arrow's own (byte-wise) order
+        order = pc.sort_indices(encoded.dictionary).to_numpy()
+        rank = np.empty(len(order) + 1, dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        rank[-1] = len(order)  # nulls
+        indices = encoded.indices.fill_null(len(order)) if encoded.indices.null_count else encoded.indices
+        return rank[indices.to_numpy(zero_copy_only=False)], len(order) + 1
+    if not (pa.types.is_integer(kind) or pa.types.is_boolean(kind)) or column.null_count:
+        return None
+    values = column.to_numpy(zero_copy_only=False)
+    if values.dtype == bool:
+        return values.astype(np.int64), 2
+    low, high = int(values.min()), int(values.max())
+    if high - low >= 1 << 62:
+        return None
+    return (values - values.dtype.type(low)).astype(np.int64), high - low + 1
+
+
+def sort_order(table: pa.Table, columns: Sequence[str]) -> np.ndarray:
+    """Row order of a stable ascending sort by `columns` (nulls last): the order `Table.sort_by` gives, found
+    on integer ranks (strings ranked through their distinct values), packed into one int64 key when the
+    ranks fit (one radix-friendly argsort instead of a comparison sort over several string columns)."""
+    ranks = [_ranks(table.column(c)) for c in columns]
+    if any(r is None for r in ranks):
+        import pyarrow.compute as pc
+
+        return pc.sort_indices(table, sort_keys=[(c, "ascending") for c in columns]).to_numpy()
+    size = 1
+    for _, count in ranks:
+        size *= count
+    if size >= 1 << 63:
+        return np.lexsort([rank for rank, _ in reversed(ranks)])
+    key = np.zeros(table.num_rows, dtype=np.int64)
+    for rank, count in ranks:
+        key *= count
+        key += rank
+    return np.argsort(key, kind="stable")
+
+
+def shard_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """A table as its shard file holds it: the schema's columns and types, sorted by the dataset's sort key."""
     name = schemas.dataset_name(schema) or ""
     table = table.select(schema.names).cast(schema)
     if name in SORT_KEYS and table.num_rows:
-        table = table.sort_by([(column, "ascending") for column in SORT_KEYS[name]])
+        table = table.take(sort_order(table, SORT_KEYS[name]))
+    return table
+
+
+def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema, prepared: bool = False) -> None:
+    """Sort a table by its dataset's sort key and write it to `path` atomically (temporary name, rename); an
+    empty table becomes a file with the schema and no row group, which every Parquet reader takes as 0 rows.
+    prepared: the table is already `shard_table(table, schema)`."""
+    from tnforge.filesystems import write_atomically
+
+    if not prepared:
+        table = shard_table(table, schema)
     with write_atomically(str(path)) as handle:
         if table.num_rows:
             pq.write_table(table, handle, compression="zstd", row_group_size=256_000)
