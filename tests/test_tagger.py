@@ -19,7 +19,7 @@ from tnforge.cli import cli  # noqa: E402
 from tnforge.datasets import read_dataset  # noqa: E402
 from tnforge.trainers.tagger import Lexicon, Prediction, Tagger, features, load_tagger  # noqa: E402
 from tnforge.trainers.tagger.features import feature_names  # noqa: E402
-from tnforge.trainers.tagger.rules import rule_class  # noqa: E402
+from tnforge.trainers.tagger.rules import RULES, context_class, rule_class  # noqa: E402
 from tnforge.trainers.tagger.train import read_eval_sentences, read_train_sentences  # noqa: E402
 
 FAST = ["--rounds", "60", "--patience", "10"]
@@ -123,6 +123,11 @@ def test_rules_catch_the_forms_the_corpus_never_disputes():
     assert [rule_class(t) for t in ["4:45", "$20", "3kg", "5 km", "12/05/2019", "91st", "45%", "word", "1984",
                                     "1990s", "40s"]] == [
         "TIME", "MONEY", "MEASURE", "MEASURE", "DATE", "ORDINAL", "MEASURE", None, None, "DATE", "DATE"]
+    assert [rule_class(t) for t in ["10.30pm", "1527/8", ".1996", "nascar.com", "BioLib.cz", "_", "U.S.", "e.g."]] == [
+        "TIME", "FRACTION", "DECIMAL", "ELECTRONIC", "ELECTRONIC", "VERBATIM", None, None]
+    ratio, note = "the 1 : 1 ratio".split(), "Note : 1 of 2".split()
+    assert context_class(ratio, 2) == "PLAIN" and context_class(note, 1) is None
+    assert context_class(ratio, 1) is None and context_class(["$20"], 0) == "MONEY"
 
 
 def test_trained_tagger_beats_the_floor_on_dev_and_reports_per_class(run):
@@ -143,8 +148,8 @@ def test_saved_model_round_trips(run, bundled_build, tmp_path):
     tokens, labels, trivial = read_eval_sentences(bundled_build, "dev")
     predicted = tagger.predict(tokens)
     assert [len(p) for p in predicted] == [len(t) for t in tokens]
-    assert all(isinstance(p, Prediction) and p.cls in tagger.classes + ("TIME", "MONEY", "MEASURE", "DATE",
-                                                                         "ORDINAL") and 0 < p.probability <= 1
+    ruled = tuple(cls for cls, _ in RULES)
+    assert all(isinstance(p, Prediction) and p.cls in tagger.classes + ruled and 0 < p.probability <= 1
                for sentence in predicted for p in sentence)
     flat = [p.cls for s in predicted for p in s]
     gold = [c for s in labels for c in s]

@@ -14,7 +14,7 @@ import numpy as np
 
 from tnforge.trainers.tagger.dictionary import dictionary_version
 from tnforge.trainers.tagger.features import FEATURES_VERSION, Lexicon, feature_names, features
-from tnforge.trainers.tagger.rules import rule_class
+from tnforge.trainers.tagger.rules import context_class
 
 #: The description file and the booster file of a tagger run.
 DESCRIPTION = "tagger.json"
@@ -68,8 +68,8 @@ class Tagger:
         row = 0
         for tokens in sentences:
             found = []
-            for i, token in zip(range(row, row + len(tokens)), tokens, strict=True):
-                ruled = rule_class(token) if self.rules else None
+            for i, j in zip(range(row, row + len(tokens)), range(len(tokens)), strict=True):
+                ruled = context_class(tokens, j) if self.rules else None
                 found.append(Prediction(ruled, 1.0) if ruled else
                              Prediction(self.classes[int(best[i])], float(probs[i, best[i]])))
             out.append(found)
