@@ -3,8 +3,10 @@ lexicon (frequent words; per token and per lower-cased form seen in training, it
 
 Per token: its characters (codes of the first and last ones: prefix and suffix), shape (case, digits,
 punctuation, spaces, vowels), length, number-like traits, its rank among frequent words and its training
-class shares; per neighbour at ±1 and ±2: a smaller set (shape, first character, word rank, month name);
-per sentence: the token's position and the share of words in capitals. NumPy only: no Beam, pynini, torch.
+class shares, its pronounceability and whether the CMU Pronouncing Dictionary holds it (read as a word or
+spelt out); per neighbour at ±1 and ±2: a smaller set (shape, first character, word rank, month name,
+dictionary); per sentence: the token's position, the share of words in capitals and of dictionary words.
+NumPy only: no Beam, pynini, torch.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ class Tagger:
         self.booster = booster
         self.lexicon = lexicon
         self.description = description or {}
-        self.rules = rules  # `rules.RULES` override the trees on the tokens they match
+        self.rules = rules  # `rules.context_class` overrides the trees on the tokens it decides
 
     @property
     def classes(self) -> tuple[str, ...]:
