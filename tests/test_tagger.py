@@ -217,9 +217,10 @@ def test_load_refuses_what_is_not_a_tagger(tmp_path, run):
     copy = tmp_path / "old"
     shutil.copytree(run, copy)
     description = json.loads((copy / "tagger.json").read_text(encoding="utf-8"))
-    (copy / "tagger.json").write_text(json.dumps({**description, "features_version": 0}), encoding="utf-8")
-    with pytest.raises(ValueError, match="retrain"):
-        load_tagger(copy)
+    for older in range(description["features_version"]):  # version 2: before the pronouncing dictionary
+        (copy / "tagger.json").write_text(json.dumps({**description, "features_version": older}), encoding="utf-8")
+        with pytest.raises(ValueError, match=f"features version {older}, .* retrain"):
+            load_tagger(copy)
     (copy / "tagger.json").write_text(json.dumps(description), encoding="utf-8")
     (copy / "model.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match="unreadable xgboost model"):
