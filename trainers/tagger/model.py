@@ -1,5 +1,6 @@
 """A trained tagger on disk and in memory: `tagger.json` (what the model is: features version, classes,
-lexicon, xgboost version, training data, metrics) beside `model.json` (the xgboost booster, JSON format)."""
+lexicon, xgboost version, the pronouncing-dictionary table's source and sha256, training data, metrics)
+beside `model.json` (the xgboost booster, JSON format)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from tnforge.trainers.tagger.dictionary import dictionary_version
 from tnforge.trainers.tagger.features import FEATURES_VERSION, Lexicon, feature_names, features
-from tnforge.trainers.tagger.rules import rule_class
+from tnforge.trainers.tagger.rules import context_class
 
 #: The description file and the booster file of a tagger run.
 DESCRIPTION = "tagger.json"
@@ -37,7 +39,7 @@ class Tagger:
         self.booster = booster
         self.lexicon = lexicon
         self.description = description or {}
-        self.rules = rules  # `rules.RULES` override the trees on the tokens they match
+        self.rules = rules  # `rules.context_class` overrides the trees on the tokens it decides
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -66,8 +68,8 @@ class Tagger:
         row = 0
         for tokens in sentences:
             found = []
-            for i, token in zip(range(row, row + len(tokens)), tokens, strict=True):
-                ruled = rule_class(token) if self.rules else None
+            for i, j in zip(range(row, row + len(tokens)), range(len(tokens)), strict=True):
+                ruled = context_class(tokens, j) if self.rules else None
                 found.append(Prediction(ruled, 1.0) if ruled else
                              Prediction(self.classes[int(best[i])], float(probs[i, best[i]])))
             out.append(found)
@@ -85,7 +87,8 @@ class Tagger:
         os.replace(temp, run / BOOSTER)
         self.description = {
             "format": FORMAT, "features_version": FEATURES_VERSION, "classes": list(self.classes),
-            "xgboost": xgboost.__version__, "booster": BOOSTER, "rules": self.rules,
+            "xgboost": xgboost.__version__, "dictionary": dictionary_version(),
+            "booster": BOOSTER, "rules": self.rules,
             "feature_names": feature_names(self.classes),
             **(extra or {}), "lexicon": self.lexicon.to_dict(),
         }
