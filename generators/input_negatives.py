@@ -397,16 +397,3 @@ def chunk_pairs(
         if RANDOM in settings.kinds:
             _random(chunk, shares, bases, carried, rows)
     return chunk.rows + _select(chunk, wanted), vocab
-
-
-def input_pairs(
-    before: str,
-    positives: Sequence[Positive],
-    hypotheses: Sequence[Hypothesis],
-    contexts: Mapping[str, SplitContext],
-    settings: Settings,
-) -> tuple[list[PairRow], list[VocabGroup]]:
-    """Pair rows, and vocabulary groups, for one input in every split where it has positives (`chunk_pairs`
-    of one input; the same rows as in any chunk)."""
-    rows, vocab = chunk_pairs([before], {before: positives}, {before: hypotheses}, contexts, settings)
-    return [PairRow(*row) for row in rows], vocab

@@ -12,13 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tnforge.schemas import SELF, SIL, TRIVIAL_TARGETS
+from tnforge.schemas import SELF, SIL
 from tnforge.schemas.negative_kinds import SPELLED, SYNTHETIC, UNREAD, VOICED
-
-
-def is_trivial(reading: str) -> bool:
-    """Whether a reading is `<self>` or `sil`."""
-    return reading in TRIVIAL_TARGETS
 
 
 def spelled_out(before: str) -> str:

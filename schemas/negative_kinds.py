@@ -9,8 +9,8 @@ from __future__ import annotations
 #: The label of a positive pair in summaries (its `negative_type` column is empty).
 POSITIVE = "positive"
 
-SYNTHETIC = "synthetic"  # edits of the positive reading (generators.reading_edits, suffix and trivial confusions)
-RANDOM = "random"  # readings of other inputs (generators.random_association)
+SYNTHETIC = "synthetic"  # edits of the positive reading (generators.edit_arrays: meaning, generic and suffix edits; trivial confusions)
+RANDOM = "random"  # readings of other inputs (generators.candidate_arrays.draw_grid)
 TOPK = "topk"  # wrong hypotheses of a trained model (generators.topk)
 
 #: Kinds `tnforge negatives --kinds` can generate, in order; they are the `negative_type` of DIR/pairs rows.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
+from negatives_reference import draws, generic_list, meaning_list, shape_of, suffix_list
 
 from tnforge import schemas
 from tnforge.generators.candidate_arrays import budgets, draw_grid, rotate
@@ -22,9 +23,6 @@ from tnforge.generators.edit_arrays import (
 from tnforge.generators.input_negatives import Positive, Settings, chunk_pairs
 from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import budget, rotation
-from tnforge.generators.random_association import draws
-from tnforge.generators.reading_edits import generic_list, meaning_list, shape_of
-from tnforge.generators.suffix_confusions import suffix_list
 from tnforge.gold_pairs import read_corpus_pairs
 from tnforge.hashing import stable_hash64
 from tnforge.schemas import TRIVIAL_TARGETS

@@ -6,17 +6,22 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from negatives_reference import (
+    generic_edits,
+    global_draws,
+    input_pairs,
+    meaning_substitutions,
+    suffix_confusions,
+    within_class,
+)
 
 from tnforge import schemas
 from tnforge.datasets import by_split, split_shards
 from tnforge.generators import licensing
-from tnforge.generators.input_negatives import Positive, Settings, input_pairs
+from tnforge.generators.input_negatives import Positive, Settings
 from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import budget, rotation, take
 from tnforge.generators.pair_tables import pairs_table
-from tnforge.generators.random_association import global_draws, within_class
-from tnforge.generators.reading_edits import generic_edits, meaning_substitutions
-from tnforge.generators.suffix_confusions import suffix_confusions
 from tnforge.generators.topk import assign_splits, group_by_before, read_hypotheses
 from tnforge.generators.vocab_pairs import VocabGroup, vocab_table
 from tnforge.hashing import stable_hash64

@@ -1,27 +1,26 @@
-"""Edits of a gold reading: meaning-changing substitutions first, then deletions, insertions, substitutions.
+"""Per-reading reference definitions of the negatives' candidate streams, the test oracle of the vectorised
+generation (`generators/edit_arrays.py`, `generators/candidate_arrays.py`, `generators/input_negatives.py`).
 
-Meaning-changing edits (subtype in parentheses): a number word for another of its kind ("three" → "four",
-`substitute:number`), a magnitude (`substitute:magnitude`), a unit ("kilograms" → "kilometers",
-`substitute:unit`), a currency (`substitute:currency`), a month (`substitute:month`), ordinal ↔ cardinal
-(`substitute:ordinal`), day and month swapped (`swap:date`), a dropped "point" (`delete:point`).
-Replacement words come from the same class's vocabulary in the split (falling back to the built-in word
-group when the class has fewer than two of them). Generic edits follow: `delete`, `insert`,
-`substitute:word` (a word from the class's vocabulary).
-
-Candidates come in a fixed order, round by round: `meaning_list`/`generic_list` compute the first `limit`
-of them directly (draw r of a hashed rotation is `(start + r × stride) mod length`), without nested
-generators; the structure of a reading (its category slots, ordinal swaps, date swap, dropped point) is
-worked out once per (reading, class) and split.
+Each stream's candidates in their fixed order, for one reading or input: meaning-changing edits
+(`meaning_list`: a number word, magnitude, unit, currency or month for another of its kind, ordinal ↔
+cardinal, day and month swapped, a dropped "point"), generic edits (`generic_list`: delete, insert,
+substitute a word of the class's vocabulary), suffix confusions (`suffix_list`: readings of other inputs
+sharing the longest suffixes, Gokcen, Zhang & Sproat 2019) and random association (`draws`: a pool in a
+hashed rotation; `within_class`, `global_draws`). Draw r of a hashed rotation is `(start + r × stride) mod
+length`. `input_pairs` is `chunk_pairs` of one input. docs/negatives.md describes the procedure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 
 from tnforge.generators import word_categories as wc
-from tnforge.generators.negative_context import SplitContext
+from tnforge.generators.input_negatives import PairRow, Positive, Settings, chunk_pairs
+from tnforge.generators.negative_context import SUFFIX_MAX, SplitContext
 from tnforge.generators.negative_sampling import rotation_parameters
-from tnforge.schemas.negative_kinds import SYNTHETIC
+from tnforge.generators.topk import Hypothesis
+from tnforge.generators.vocab_pairs import VocabGroup
+from tnforge.schemas.negative_kinds import CLASS, GLOBAL, RANDOM, SYNTHETIC
 
 Candidate = tuple[str, str, str]
 #: An edit without hashing: (reading, subtype).
@@ -188,3 +187,63 @@ def generic_edits(reading: str, semiotic_class: str, context: SplitContext, base
     turns = 3 * max(len(words), (len(words) + 1) * len(vocabulary))
     for edit, subtype in generic_list(words, vocabulary, base, turns):
         yield edit, SYNTHETIC, subtype
+
+
+def suffix_list(before: str, context: SplitContext, base: int, limit: int) -> list[str]:
+    """The first `limit` readings of other inputs sharing a suffix with `before`: longest suffix first, the
+    entries of each suffix in a hashed rotation (draw r = `(start + r × stride) mod entries`)."""
+    table, found = context.suffix_table, []
+    if limit <= 0:
+        return found
+    for length in range(min(len(before), SUFFIX_MAX), 0, -1):
+        entries = table.get(before[-length:])
+        if not entries:
+            continue
+        size = len(entries)
+        start, stride = rotation_parameters(size, base, 0x5FF1 + length)
+        for draw in range(size):
+            other, reading = entries[(start + draw * stride) % size]
+            if other != before:
+                found.append(reading)
+                if len(found) >= limit:
+                    return found
+    return found
+
+
+def suffix_confusions(before: str, context: SplitContext, base: int) -> Iterator[tuple[str, str, str]]:
+    """(reading, "synthetic", "suffix") for readings of other inputs sharing a suffix with `before`."""
+    for reading in suffix_list(before, context, base, ALL):
+        yield reading, SYNTHETIC, "suffix"
+
+
+def draws(pool: tuple[str, ...], base: int, salt: int, subtype: str) -> Iterator[tuple[str, str, str]]:
+    """Every reading of a pool once, in an order fixed by stable hashes: (reading, "random", subtype)."""
+    length = len(pool)
+    if not length:
+        return
+    start, stride = rotation_parameters(length, base, salt)
+    for step in range(length):
+        yield pool[(start + step * stride) % length], RANDOM, subtype
+
+
+def within_class(semiotic_class: str, context: SplitContext, base: int) -> Iterator[tuple[str, str, str]]:
+    """Readings of other inputs of the same class in the split."""
+    return draws(context.class_pools.get(semiotic_class, ()), base, 0xC1A55, CLASS)
+
+
+def global_draws(context: SplitContext, base: int) -> Iterator[tuple[str, str, str]]:
+    """Readings of any other input in the split."""
+    return draws(context.global_pool, base, 0x610BA1, GLOBAL)
+
+
+def input_pairs(
+    before: str,
+    positives: Sequence[Positive],
+    hypotheses: Sequence[Hypothesis],
+    contexts: Mapping[str, SplitContext],
+    settings: Settings,
+) -> tuple[list[PairRow], list[VocabGroup]]:
+    """Pair rows, and vocabulary groups, for one input in every split where it has positives (`chunk_pairs`
+    of one input; the same rows as in any chunk)."""
+    rows, vocab = chunk_pairs([before], {before: positives}, {before: hypotheses}, contexts, settings)
+    return [PairRow(*row) for row in rows], vocab
