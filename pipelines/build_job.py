@@ -170,7 +170,8 @@ def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool =
 def build_dataset(config: BuildConfig, negatives: NegativesConfig | None = None, validate: bool = False,
                   workers: int | None = None, overwrite: bool = False, echo: Callable[[str], None] = print) -> None:
     """`run_build`, its summary table passed to `echo`, then negative pairs (when `negatives`) and a
-    validation (its table to `echo`); a BuildError when any step fails."""
+    validation (its table to `echo`); a BuildError when any step fails. `workers` applies to both the build and
+    the negatives; None: the build in this process, the negatives with their automatic count (`auto_workers`)."""
     manifest = run_build(config, workers=workers, overwrite=overwrite)
     if manifest is None:
         return
@@ -182,7 +183,8 @@ def build_dataset(config: BuildConfig, negatives: NegativesConfig | None = None,
         from tnforge.pipelines.negatives_job import summary_table as negatives_table
 
         try:
-            section = run_negatives_job(config.out, negatives, config.pipeline_args, workers, progress=log)
+            section = run_negatives_job(config.out, negatives, config.pipeline_args,
+                                        0 if workers is None else workers, progress=log)
         except (ValueError, FileNotFoundError, RuntimeError) as error:
             raise BuildError(str(error)) from error
         echo("\n" + negatives_table(section))

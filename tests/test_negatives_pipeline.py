@@ -275,6 +275,22 @@ def test_cli_ratio_3_and_errors(built, tmp_path):
     assert nothing.exit_code == 1 and "tnforge build" in nothing.output
 
 
+def test_build_negatives_choose_their_workers_as_the_command_does(bundled_tsv, tmp_path, monkeypatch):
+    """`tnforge build --negatives` without --workers: the build in process, the negatives with the automatic
+    count of `tnforge negatives` (here two units on two cores: two worker processes); --workers N: N for both."""
+    from tnforge.pipelines import negative_units
+
+    monkeypatch.setattr(negative_units, "usable_cores", lambda: 2)
+    monkeypatch.setattr(negative_units, "INPUTS_PER_UNIT", 100)  # the bundled sample: more than one unit
+    runner = CliRunner()
+    for workers, expected in (((), True), (("--workers", "1"), False)):
+        args = ["build", str(bundled_tsv), "--out", str(tmp_path / f"ds{len(workers)}"), *workers,
+                "--negatives", "synthetic,random", "--ratio", "3", "--no-grammar"]
+        result = runner.invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        assert ("2 local workers" in result.output) == expected, result.output
+
+
 def test_auto_workers_one_per_unit_up_to_the_cores(built, monkeypatch):
     """`--workers 0` (automatic): one local worker per expected unit, at most the usable cores; one
     (in process) for a single unit and when Beam options choose the workers or another runner."""

@@ -42,7 +42,9 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
               help="Parquet shards per split (0: from input size).")
 @click.option("--max-token-chars", default=B.max_token_chars, type=click.IntRange(1),
               help="Reject tokens longer than this.")
-@click.option("--workers", default=1, type=click.IntRange(1), help="Local worker processes (Beam direct_num_workers).")
+@click.option("--workers", default=None, type=click.IntRange(1),
+              help="Local worker processes (Beam direct_num_workers) of the build and of --negatives [default: the "
+                   "build 1, in this process; --negatives one per work unit up to the cores, as `tnforge negatives`].")
 @click.option("--overwrite", is_flag=True, help="Replace the contents of a non-empty --out.")
 @click.option("--allow-empty", is_flag=True, default=B.allow_empty,
               help="Commit the dataset even when no input record is valid (else: an error).")
@@ -54,7 +56,7 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
 @click.option("--grammar/--no-grammar", default=N.grammar,
               help="Judge generated negatives with the covering grammar (default: when pynini is installed).")
 @click.pass_context
-def build(ctx: click.Context, inputs: tuple[str, ...], workers: int, overwrite: bool, validate: bool,
+def build(ctx: click.Context, inputs: tuple[str, ...], workers: int | None, overwrite: bool, validate: bool,
           negatives: tuple[str, ...], ratio: float | None, topk_from: str | None, grammar: bool | None,
           **options: Any) -> None:
     """Build a dataset directory from corpus files (Google TSV or Kaggle CSV; globs, .gz, gs://).
