@@ -17,6 +17,7 @@ FRESH = DATA / "kestrel_fresh_en.tsv"  # round 2: sentences 4829-5164
 INDICATIVE = DATA / "kestrel_indicative_en.tsv"  # round 2: a competitor's Kestrel-style expectations, unverified
 ROUND4 = DATA / "kestrel_round4_en.tsv"  # rounds 4-5: sentences 5229-6977 (rare classes), then the rest
 ROUND6 = DATA / "kestrel_round6_en.tsv"  # round 6: rare-class rows of en_train (other Wikipedia text)
+ROUND7 = DATA / "kestrel_round7_en.tsv"  # round 7: docstring examples of two normalizers (indicative)
 SPLIT_SEED = 15  # issue #15; fixed before any row was looked at
 
 #: First words left by the source's number stripping ("and a half inches", "thirds of a milligram", "o moles").
@@ -68,10 +69,16 @@ def round6_pairs(part: str | None = None) -> list[tuple[str, str, str, int]]:
     return external_pairs(part, ROUND6)
 
 
-def round4_batches() -> list[list[tuple[str, str, str]]]:
-    """The (class, before, after) rows of kestrel_round4_en.tsv per batch, in file order (split at `# batch` lines)."""
+def round7_pairs(part: str | None = None) -> list[tuple[str, str, str, int]]:
+    """The rows of kestrel_round7_en.tsv (round 7: two normalizers' docstring examples, classes ours), split alike."""
+    return external_pairs(part, ROUND7)
+
+
+def round4_batches(path: Path = ROUND4) -> list[list[tuple[str, str, str]]]:
+    """The (class, before, after) rows of kestrel_round4_en.tsv (or of ``path``) per batch, in file order (split at
+    `# batch` lines; rows before the first one form batch 0)."""
     batches: list[list[tuple[str, str, str]]] = [[]]
-    for line in ROUND4.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("# batch "):
             batches.append([])
         elif line and not line.startswith("#"):
@@ -172,7 +179,7 @@ def report() -> list[str]:
     for cls, stats in sorted(measure_coverage(indicative_pairs(), grammar).items()):
         lines.append(f"indic.  {'all':<11} {cls:<10} {stats.licensed:>4}/{stats.total:<4} {stats.share:.1%}")
     for name, pairs in (("tokens", external_pairs), ("fresh", fresh_pairs), ("round4", round4_pairs),
-                        ("round6", round6_pairs)):
+                        ("round6", round6_pairs), ("round7", round7_pairs)):
         for part in ("studied", "held-out"):
             for cls, stats in sorted(measure_coverage(pairs(part), grammar).items()):
                 lines.append(f"{name:<7} {part:<11} {cls:<10} {stats.licensed:>4}/{stats.total:<4} {stats.share:.1%}")
