@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅕": "1/5", "⅖": "2/5", "⅗": "3/5",
           "⅘": "4/5", "⅙": "1/6", "⅚": "5/6", "⅛": "1/8", "⅜": "3/8", "⅝": "5/8", "⅞": "7/8"}
 _FRACTION = re.compile(r"^(-)?(?:(\d[\d,]*)[\s-]+)?(\d[\d,]*)\s*[/⁄]\s*(\d[\d,]*)$")
+#: Space-grouped thousands (100 000/24 → one hundred thousand twenty fourths), read as if written with commas.
+_GROUPED = re.compile(r"(?<!\d)(\d{1,3}(?: \d{3})+)(?!\d)")
 
 
 def denominator_words(g: Grammar, denominator: str, singular: bool) -> tuple[str, ...]:
@@ -59,7 +61,14 @@ def parse(token: str) -> tuple[bool, str | None, str, str] | None:
 
 
 def lattice(g: Grammar, token: str) -> Lattice:
-    """FRACTION readings."""
+    """FRACTION readings; a number grouped with spaces may also read as one number (100 000/24)."""
+    grouped = _GROUPED.sub(lambda m: m.group(1).replace(" ", ","), token)
+    if grouped != token:
+        return alt(_lattice(g, token), _lattice(g, grouped))
+    return _lattice(g, token)
+
+
+def _lattice(g: Grammar, token: str) -> Lattice:
     parsed = parse(token)
     if parsed is None:
         return []

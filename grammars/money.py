@@ -31,7 +31,7 @@ def _scale(g: Grammar, scale: str) -> tuple[str, ...]:
 @per_grammar
 def _symbols(g: Grammar) -> tuple[tuple[str, bool], ...]:
     """Currency symbols, longest first, each with whether it may follow the amount without a space (5€,
-    50p, 20zł; not 5USD)."""
+    50p, 20zł; not 5Rs; a three-letter code may when it follows a digit: 386BSD, 9,500,000USD)."""
     return tuple((symbol, not (symbol.isascii() and symbol.isalpha()) or symbol in ("p", "c"))
                  for symbol in sorted(g.currencies, key=lambda s: (-len(s), s)))
 
@@ -50,7 +50,8 @@ def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
     for symbol, glued in _symbols(g):
         if text.startswith(symbol):
             return symbol, text[len(symbol):].strip()
-        if text.endswith(symbol) and (glued or text[: -len(symbol)].endswith(" ")):
+        code_glued = len(symbol) == 3 and symbol.isupper() and text[: -len(symbol)][-1:].isdigit()
+        if text.endswith(symbol) and (glued or code_glued or text[: -len(symbol)].endswith(" ")):
             return symbol, text[: -len(symbol)].strip()
     for code in (re.match(r"^([A-Za-z]{2,3})\b", text), re.search(r"(?<=[\d\s])([A-Za-z]{2,3})$", text)):
         if code and code.group(1) not in g.currencies:  # another case than the table's: TK, RS, Usd, 5 bn tk
@@ -105,6 +106,8 @@ def lattice(g: Grammar, token: str) -> Lattice:
             continue
         found += cat(decimal_lattice(g, amount), names)
         whole, _, cents = amount.partition(".")
+        if len(cents) == 1 and cents != "0":  # PHP 5.1 → five pesos and ten centavos: the tenths as minor units
+            cents += "0"
         if len(cents) == 2:
             minor_names = words(minor, minor_plural)
             cent_words = words(*cardinal_strings(g, cents.lstrip("0") or "0"))

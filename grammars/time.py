@@ -17,6 +17,8 @@ _TIME = re.compile(
     r"(?:\s?([+\-−])\s?(\d{1,2})(?::?(\d{2}))?)?$",
     re.IGNORECASE,
 )
+#: a m / p m written before the hour (PM2 → two p m).
+_HALF_FIRST = re.compile(r"^([ap])\.?\s?m\.?\s?(\d{1,2})$", re.IGNORECASE)
 _HOURS = {"h", "hr", "hrs"}  # 20:00 hrs → twenty hundred hours, as the 4-digit military form
 
 
@@ -79,6 +81,9 @@ def _military(g: Grammar, match: re.Match) -> Lattice:
 
 def lattice(g: Grammar, token: str) -> Lattice:
     """TIME readings."""
+    half_first = _HALF_FIRST.match(token.strip())
+    if half_first and 1 <= int(half_first.group(2)) <= 12:
+        return lattice(g, f"{half_first.group(2)} {half_first.group(1)}m")
     military = _MILITARY.match(token.strip())
     if military:
         return _military(g, military)

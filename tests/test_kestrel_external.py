@@ -1,5 +1,6 @@
 """The grammars on more real Kestrel data they were not written from (tests/data/kestrel_external_en.tsv,
-kestrel_fresh_en.tsv, kestrel_round4_en.tsv, kestrel_round6_en.tsv, kestrel_units_en.tsv, kestrel_indicative_en.tsv):
+kestrel_fresh_en.tsv, kestrel_round4_en.tsv, kestrel_round6_en.tsv, kestrel_round7_en.tsv, kestrel_units_en.tsv,
+kestrel_indicative_en.tsv):
 coverage per class and part of the split, and rejection of corruptions.
 
 The floors are the figures reached (docs/grammars.md): the lexicon's studied half and held-out parts A and B were
@@ -16,6 +17,7 @@ import pytest
 pytest.importorskip("pynini")
 
 from kestrel_external import (  # noqa: E402
+    ROUND7,
     external_pairs,
     fresh_pairs,
     indicative_pairs,
@@ -23,6 +25,7 @@ from kestrel_external import (  # noqa: E402
     round4_batches,
     round4_pairs,
     round6_pairs,
+    round7_pairs,
     split_of,
     unit_candidates,
     unit_part,
@@ -140,6 +143,35 @@ def test_round_six_holds_no_written_form_of_the_shared_sample(shared_tsv) -> Non
     assert not {before for _, before, *_ in round6_pairs()} & sample
 
 
+#: Round 7's rows left unlicensed after its widening (docs/grammars.md): a misspelt source reading ("fourty") of an
+#: E-notation no grammar reads, Kestrel dropping a trailing word (M, U.S.), and "m" read as minutes (left out: it would
+#: make meters and minutes one symbol's readings).
+ROUND7_MISSES = {("DECIMAL", "3.66E-49"), ("MEASURE", "7.62 mm M"), ("TELEPHONE", "527-28479 U.S."),
+                 ("MEASURE", "57m")}
+
+
+def test_docstring_examples_of_two_normalizers_are_licensed(g: Grammar) -> None:
+    """kestrel_round7_en.tsv: en_train gold readings two normalizers' docstrings give (indicative), fixed and split
+    before they were measured (main's grammars: 80/90, held-out halves 20/24 and 22/22); after round 7's widening
+    only the four rows above stay unlicensed."""
+    batches = round4_batches(ROUND7)
+    assert [len(batch) for batch in batches] == [0, 51, 39] and len(round7_pairs()) == 90
+    rows = [row for batch in batches for row in batch]
+    written = {(cls, before) for cls, before, _ in rows}
+    others = {(cls, before) for cls, before, *_ in external_pairs() + fresh_pairs() + indicative_pairs()
+              + round4_pairs() + round6_pairs()}
+    assert len(written) == len(rows) and not written & others
+    assert all({split_of(*row) for row in batch} == {"studied", "held-out"} for batch in batches[1:])
+    missed = {(cls, before) for cls, before, after in rows if not g.licenses(before, after, cls)}
+    assert missed <= ROUND7_MISSES, missed - ROUND7_MISSES
+
+
+def test_round_seven_holds_no_written_form_of_the_shared_sample(shared_tsv) -> None:
+    lines = shared_tsv.read_text(encoding="utf-8").splitlines()
+    sample = {line.split("\t")[1] for line in lines if line.count("\t") == 2}
+    assert not {before for _, before, *_ in round7_pairs()} & sample
+
+
 def test_rare_class_readings_of_a_second_source_are_licensed(g: Grammar) -> None:
     """TIME, TELEPHONE, FRACTION, MONEY, MEASURE readings from a competitor's self-tests (indicative: provenance
     unverified; measured at 92-100% per class before the round's last widening, 100% after, docs/grammars.md)."""
@@ -165,7 +197,7 @@ def test_round_two_conventions(g: Grammar) -> None:
 
 def test_corruptions_of_real_readings_are_rejected(g: Grammar) -> None:
     gold = [(c, b, a) for c, b, a, _ in external_pairs() + fresh_pairs() + indicative_pairs() + round4_pairs()
-            + round6_pairs()]
+            + round6_pairs() + round7_pairs()]
     for row in kept_unit_rows()[::2]:
         found = [(cls, token, spoken) for token, spoken, cls in unit_candidates(*row) if g.licenses(token, spoken, cls)]
         gold += found[:1]
