@@ -37,8 +37,11 @@ def fraction_lattice(g: Grammar, numerator: str, denominator: str) -> Lattice:
         return []
     singular = numerator.replace(",", "") == "1"
     spoken = cat(words(*top), words(*denominator_words(g, denominator, singular)))
-    if singular:
-        spoken = alt(spoken, cat(words("a", ""), words(*denominator_words(g, denominator, True))))
+    if singular:  # a half, an eighth (1⅛ → one and an eighth)
+        names = denominator_words(g, denominator, True)
+        spoken = alt(spoken, cat(words("a", ""), words(*names)),
+                     cat(words("an"), words(*[n for n in names if n[:1] in "aeiou"])) if any(
+                         n[:1] in "aeiou" for n in names) else [])
     over = cat(words(*top), words("over"), words(*bottom))
     return alt(spoken, over)
 

@@ -60,10 +60,14 @@ def _units(g: Grammar, values: tuple[str, ...], names: tuple[str, ...], fraction
     return cat(*pieces)
 
 
-def _milliseconds(g: Grammar, minutes: str, seconds: str, hundredths: str) -> Lattice:
+def _milliseconds(g: Grammar, minutes: str, seconds: str, hundredths: str, hours: str | None = None) -> Lattice:
     """2:34.19 → two minutes thirty four seconds and nineteen milliseconds (Kestrel reads the digits after the
-    point as a number of milliseconds)."""
-    return cat(_units(g, (minutes, seconds), ("minutes", "seconds")), words("and"),
+    point as a number of milliseconds); with hours, 1:02:03.45 → one hour two minutes three seconds and forty five
+    milliseconds."""
+    values, names = ((hours,) if hours else ()) + (minutes, seconds), (("hours",) if hours else ()) + ("minutes",
+                                                                                                    "seconds")
+    return cat(*[cat(words(*cardinal_strings(g, str(int(value)))), words(name, _SINGULAR[name]))
+                 for value, name in zip(values, names, strict=True)], words("and"),
                words(*cardinal_strings(g, str(int(hundredths)))), words("milliseconds", "millisecond"))
 
 
@@ -121,6 +125,8 @@ def lattice(g: Grammar, token: str) -> Lattice:
                     [] if half else _units(g, (hours, minutes, seconds), ("hours", "minutes", "seconds"), fraction))
         if half is None and fraction is None and token.strip()[match.start(3) - 1] == ".":  # 2:34.19
             found = alt(found, _milliseconds(g, hours, minutes, seconds))
+        if half is None and fraction is not None and len(fraction) <= 3:  # 1:02:03.45
+            found = alt(found, _milliseconds(g, minutes, seconds, fraction, hours))
     if half is not None:
         found = cat(found, words(f"{half.lower()} m"))
     if zone:

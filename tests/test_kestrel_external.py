@@ -143,8 +143,8 @@ def test_round_six_holds_no_written_form_of_the_shared_sample(shared_tsv) -> Non
     assert not {before for _, before, *_ in round6_pairs()} & sample
 
 
-#: Round 7's rows left unlicensed after its widening (docs/grammars.md): a misspelt source reading ("fourty") of an
-#: E-notation no grammar reads, Kestrel dropping a trailing word (M, U.S.), and "m" read as minutes (left out: it would
+#: Round 7's rows left unlicensed after its widening (docs/grammars.md): a misspelt source reading ("fourty"; the
+#: E-notation itself is now read), Kestrel dropping a trailing word (M, U.S.), and "m" read as minutes (left out: it would
 #: make meters and minutes one symbol's readings).
 ROUND7_MISSES = {("DECIMAL", "3.66E-49"), ("MEASURE", "7.62 mm M"), ("TELEPHONE", "527-28479 U.S."),
                  ("MEASURE", "57m")}
