@@ -39,7 +39,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from tnforge.generators.input_negatives import GENERATOR_VERSION
-    from tnforge.generators.pair_tables import pairs_table
+    from tnforge.generators.pair_tables import columns_table
     from tnforge.generators.vocab_pairs import vocab_table
 
     pieces = [p for f in dataset_files(args.dataset, "positive_pairs") for p in read_positive_file(str(f))]
@@ -61,7 +61,7 @@ def main() -> None:
             t0 = time.process_time()
             pair_rows, groups = chunk_candidates(inputs[first:first + CHUNK_INPUTS], by_input, {}, contexts, settings)
             t1 = time.process_time()
-            table = pairs_table(pair_rows, GENERATOR_VERSION, judge)
+            table = columns_table(pair_rows, GENERATOR_VERSION, judge)
             t2 = time.process_time()
             vocab_table(groups, contexts, GENERATOR_VERSION)
             t3 = time.process_time()

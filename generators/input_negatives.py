@@ -74,6 +74,12 @@ class PairRow(NamedTuple):
     source_key: int
 
 
+#: A chunk's pair rows as columns (`PairRow`'s fields, under the PAIRS schema's names).
+ROW_SCHEMA = pa.schema([("split", pa.string()), ("class", pa.string()), ("before", pa.string()),
+                        ("reading", pa.string()), ("label", pa.int8()), ("negative_type", pa.string()),
+                        ("negative_subtype", pa.string()), ("source_key", pa.uint64())])
+
+
 @dataclass(frozen=True)
 class Settings:
     """What to generate: kinds (subset of negative_kinds.KINDS), ratio (None = all), cap per input, seed; with `trivial`,
@@ -320,12 +326,12 @@ def _random(chunk: _Chunk, shares: dict[int, np.ndarray], bases: np.ndarray, car
                   np.full(len(row), chunk.label_code(RANDOM, subtype)))
 
 
-def _select(chunk: _Chunk, wanted: np.ndarray) -> list[tuple]:
+def _select(chunk: _Chunk, wanted: np.ndarray) -> pa.Table:
     """The negatives kept: per (input, split) group, the first occurrence of each reading in (positive,
     tier, stream, rank) order unless it is forbidden (or empty); per positive its first `wanted` of those;
-    per group at most its room. Returns PairRow tuples."""
+    per group at most its room. Returns a table of `ROW_SCHEMA`."""
     if not chunk.parts:
-        return []
+        return ROW_SCHEMA.empty_table()
     groups = np.array([g for g, *_ in chunk.positives], dtype=np.int64)
     pos, stream, rank, tier, label = (np.concatenate([p[i] for p in chunk.parts]) for i in (0, 1, 2, 3, 5))
     values = pa.concat_arrays([p[4] for p in chunk.parts])
@@ -349,25 +355,33 @@ def _select(chunk: _Chunk, wanted: np.ndarray) -> list[tuple]:
     winners = winners[running(pos[winners]) < wanted[pos[winners]]]
     owner = groups[pos[winners]]
     winners = winners[running(owner) < np.array(chunk.group_room, dtype=np.int64)[owner]]
-    kept = pos[winners]
-    kinds, subtypes = (np.asarray(column, dtype=object) for column in zip(*chunk.labels, strict=True))
-    code = label[winners]
-    splits, classes, befores, keys = (np.asarray(column, dtype=object)[kept].tolist() for column in (
-        [p.split for *_, p in chunk.positives], [p.semiotic_class for *_, p in chunk.positives],
-        [before for _, _, before, _ in chunk.positives], [p.key for *_, p in chunk.positives]))
-    return list(zip(splits, classes, befores, values.take(pa.array(winners)).to_pylist(), [0] * len(kept),
-                    kinds[code].tolist(), subtypes[code].tolist(), keys, strict=True))
+    kept = pa.array(pos[winners])
+    kinds, subtypes = (pa.array(column, pa.string()) for column in zip(*chunk.labels, strict=True))
+    code = pa.array(label[winners])
+    positives = [(p.split, p.semiotic_class, before, p.key) for _, _, before, p in chunk.positives]
+    splits, classes, befores, keys = (pa.array(column, type).take(kept) for column, type in zip(
+        zip(*positives, strict=True), (pa.string(), pa.string(), pa.string(), pa.uint64()), strict=True))
+    return pa.table([splits, classes, befores, values.take(pa.array(winners)),
+                     pa.array(np.zeros(len(kept), dtype=np.int8)), kinds.take(code), subtypes.take(code), keys],
+                    schema=ROW_SCHEMA)
 
 
-def chunk_pairs(
+def rows_table(rows: Sequence[tuple]) -> pa.Table:
+    """Pair rows (`PairRow` fields) as a table of `ROW_SCHEMA`."""
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(ROW_SCHEMA)
+    return pa.table([pa.array(list(values), field.type) for values, field in zip(columns, ROW_SCHEMA, strict=True)],
+                    schema=ROW_SCHEMA)
+
+
+def chunk_columns(
     inputs: Sequence[str],
     positives: Mapping[str, Sequence[Positive]],
     hypotheses: Mapping[str, Sequence[Hypothesis]],
     contexts: Mapping[str, SplitContext],
     settings: Settings,
-) -> tuple[list[tuple], list[VocabGroup]]:
-    """Pair rows (PairRow tuples, in no particular order) and vocabulary groups (see `vocab_pairs`) of some
-    inputs, in every split where they have positives."""
+) -> tuple[pa.Table, list[VocabGroup]]:
+    """Pair rows (a table of `ROW_SCHEMA`: each input's positive and top-k rows, then the negatives kept) and
+    vocabulary groups (see `vocab_pairs`) of some inputs, in every split where they have positives."""
     chunk = _Chunk()
     topk = TOPK in settings.kinds
     singles = [(before, found[0]) for before in inputs
@@ -380,7 +394,7 @@ def chunk_pairs(
                 _collect(chunk, before, positives[before], hypotheses.get(before, ()), contexts, settings)
     vocab = _vocab_groups(chunk, settings)
     if not chunk.positives:
-        return chunk.rows, vocab
+        return rows_table(chunk.rows), vocab
     group_bases = np.array(chunk.group_base, dtype=np.uint64)
     keys = np.array([p.key for *_, p in chunk.positives], dtype=np.uint64)
     bases = mix64(group_bases[[g for g, *_ in chunk.positives]] ^ keys)
@@ -396,4 +410,16 @@ def chunk_pairs(
         carried = _synthetic(chunk, shares, bases, rows, spares) if SYNTHETIC in settings.kinds else np.zeros_like(wanted)
         if RANDOM in settings.kinds:
             _random(chunk, shares, bases, carried, rows)
-    return chunk.rows + _select(chunk, wanted), vocab
+    return pa.concat_tables([rows_table(chunk.rows), _select(chunk, wanted)]), vocab
+
+
+def chunk_pairs(
+    inputs: Sequence[str],
+    positives: Mapping[str, Sequence[Positive]],
+    hypotheses: Mapping[str, Sequence[Hypothesis]],
+    contexts: Mapping[str, SplitContext],
+    settings: Settings,
+) -> tuple[list[tuple], list[VocabGroup]]:
+    """`chunk_columns` with the pair rows as tuples (`PairRow` fields)."""
+    table, vocab = chunk_columns(inputs, positives, hypotheses, contexts, settings)
+    return list(zip(*(table.column(name).to_pylist() for name in ROW_SCHEMA.names), strict=True)), vocab

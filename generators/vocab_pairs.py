@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.generators.negative_context import SplitContext, context_for
@@ -56,6 +57,14 @@ def topk_words(readings: Iterable[str], forbidden: Collection[str], cap: int) ->
     return list(found)
 
 
+def _vocabulary(context: SplitContext) -> pa.Array:
+    """The split's global vocabulary as an Arrow array (made once per context)."""
+    found = context._category_cache.get("vocabulary array")
+    if found is None:
+        found = context._category_cache["vocabulary array"] = pa.array(context.global_vocab, pa.string())
+    return found
+
+
 def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(group index, word id, is-class-draw) of the negative draws kept, in group order."""
     wanted = np.array([g.wanted for g in groups], dtype=np.int64)
@@ -86,16 +95,15 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     word = np.where(from_class, class_pick, global_pick)
 
     # Forbidden (group, word) codes: positive words of the input in any split, and its top-k words.
-    word_id = context.word_ids()
-    forbidden = [
-        gi * vocabulary + word_id[w]
-        for gi, g in enumerate(groups)
-        if g.wanted > 0
-        for w in (*g.forbidden, *(word for word, _ in g.listed))
-        if w in word_id
-    ]
+    drawing = [g for g in groups if g.wanted > 0]
+    forbidden_words = pa.array([w for g in drawing for w in (*g.forbidden, *(word for word, _ in g.listed))],
+                               pa.string())
+    owner = np.repeat(np.flatnonzero(wanted > 0), [len(g.forbidden) + len(g.listed) for g in drawing])
+    ids = pc.fill_null(pc.index_in(forbidden_words, value_set=_vocabulary(context)), -1)
+    ids = ids.to_numpy(zero_copy_only=False).astype(np.int64)
+    forbidden = owner[ids >= 0] * vocabulary + ids[ids >= 0]
     code = group * vocabulary + word
-    keep = ~np.isin(code, np.array(forbidden, dtype=np.int64)) if forbidden else np.ones(len(code), dtype=bool)
+    keep = ~pc.is_in(pa.array(code), value_set=pa.array(forbidden, pa.int64())).to_numpy(zero_copy_only=False)
     position = np.flatnonzero(keep)
     # First draw of each (group, word), in draw order: a stable sort of the codes marks the first of each run.
     codes = code[position]
@@ -122,28 +130,27 @@ def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContex
         here = [g for g in groups if g.split == split]
         context = context_for(contexts, split)
         hashes = np.array([group_hash(g.split, g.semiotic_class, g.before) for g in here], dtype=np.uint64)
-        # Positive words and top-k words: few per input, listed directly.
-        listed_group, listed_word, listed_label, listed_type = [], [], [], []
-        for index, g in enumerate(here):
-            listed_word += g.words
-            listed_group += [index] * len(g.words)
-            listed_label += [1] * len(g.words)
-            listed_type += [""] * len(g.words)
-            for w, kind in g.listed:
-                listed_group.append(index), listed_word.append(w), listed_label.append(0), listed_type.append(kind)
+        # Positive words (label 1) then listed negative words of each group: few per input, listed directly.
+        listed_word = [w for g in here for w in (*g.words, *(word for word, _ in g.listed))]
+        listed_type = [t for g in here for t in (*[""] * len(g.words), *(kind for _, kind in g.listed))]
+        sizes = np.array([(len(g.words), len(g.listed)) for g in here], dtype=np.int64).reshape(-1, 2)
+        listed_group = np.repeat(np.arange(len(here)), sizes.sum(axis=1))
+        listed_label = np.repeat(np.tile(np.array([1, 0], dtype=np.int8), len(here)), sizes.reshape(-1))
         drawn_group, drawn_word, drawn_class = _draw(here, context)
-        vocabulary = pa.array(context.global_vocab, type=pa.string())
-        group_index = np.concatenate([np.array(listed_group, dtype=np.int64), drawn_group])
+        vocabulary = _vocabulary(context)
+        group_index = np.concatenate([listed_group, drawn_group])
         listed_words = pa.array(listed_word, type=pa.string())
         words = pa.concat_arrays([listed_words, vocabulary.take(pa.array(drawn_word))])
         drawn_types = pa.array([CLASS, GLOBAL], type=pa.string()).take(pa.array(np.where(drawn_class, 0, 1)))
-        types = pa.concat_arrays([pa.array(listed_type, type=pa.string()), drawn_types])
+        listed_types = pc.dictionary_encode(pa.array(listed_type, type=pa.string()))
+        types = pa.concat_arrays([listed_types.cast(pa.string()), drawn_types])
         word_hashes = np.concatenate([column_hashes(listed_words), context.vocab_hashes[drawn_word]])
         type_hashes = np.concatenate([
-            np.array([type_hash(t) for t in listed_type], dtype=np.uint64),
+            np.array([type_hash(t) for t in listed_types.dictionary.to_pylist()], dtype=np.uint64)[
+                listed_types.indices.to_numpy(zero_copy_only=False)],
             np.where(drawn_class, np.uint64(type_hash(CLASS)), np.uint64(type_hash(GLOBAL))).astype(np.uint64),
         ])
-        labels = np.concatenate([np.array(listed_label, dtype=np.int8), np.zeros(len(drawn_word), dtype=np.int8)])
+        labels = np.concatenate([listed_label, np.zeros(len(drawn_word), dtype=np.int8)])
         take = pa.array(group_index)
         parts.append(pa.table({
             "key": pa.array(compose(hashes[group_index], word_hashes, type_hashes), type=pa.uint64()),

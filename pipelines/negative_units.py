@@ -25,10 +25,10 @@ from apache_beam.metrics import Metrics
 
 from tnforge.collector import gc_paused, release_memory
 from tnforge.datasets import by_split
-from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, chunk_pairs
+from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, chunk_columns
 from tnforge.generators.licensing import Licenser
 from tnforge.generators.pair_keys import column_hashes
-from tnforge.generators.pair_tables import pairs_table
+from tnforge.generators.pair_tables import columns_table
 from tnforge.generators.topk import group_by_before
 from tnforge.generators.vocab_pairs import vocab_table
 
@@ -118,9 +118,9 @@ def _positives(tables: list[pa.Table]) -> dict[str, list[Positive]]:
 
 
 def chunk_candidates(inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict,
-                     settings: Settings) -> tuple[list, list]:
-    """Pair rows and vocabulary groups of some inputs (their positives are taken out of `by_input`)."""
-    return chunk_pairs(inputs, {before: by_input.pop(before) for before in inputs}, hypotheses, contexts, settings)
+                     settings: Settings) -> tuple[pa.Table, list]:
+    """Pair rows (as columns) and vocabulary groups of some inputs (their positives are taken out of `by_input`)."""
+    return chunk_columns(inputs, {before: by_input.pop(before) for before in inputs}, hypotheses, contexts, settings)
 
 
 class GenerateNegatives(beam.DoFn):
@@ -160,7 +160,7 @@ class GenerateNegatives(beam.DoFn):
         """The pairs and vocabulary pairs of some inputs (their positives are taken out of `by_input`)."""
         pair_rows, vocab_groups = chunk_candidates(inputs, by_input, hypotheses, contexts, self.settings)
         tables = {
-            "pairs": pairs_table(pair_rows, GENERATOR_VERSION, self.judge),
+            "pairs": columns_table(pair_rows, GENERATOR_VERSION, self.judge),
             "vocab_pairs": vocab_table(vocab_groups, contexts, GENERATOR_VERSION),
         }
         if self.judge is not None:
