@@ -56,13 +56,29 @@ def _verdicts(judge: Judge, befores: pa.Array, readings: pa.Array, classes: pa.A
     return np.array(judge(items) if items else [], dtype=bool)
 
 
+def _reading_hashes(rows: pa.Table, code: np.ndarray, distinct: pa.Array) -> np.ndarray:
+    """H(reading) of every row: from the rows' `reading_hash` column where it is known, else each distinct
+    reading hashed once."""
+    hashes = np.zeros(len(distinct), dtype=np.uint64)
+    have = np.zeros(len(distinct), dtype=bool)
+    if "reading_hash" in rows.column_names:
+        given = rows.column("reading_hash").combine_chunks()
+        known = given.is_valid().to_numpy(zero_copy_only=False)
+        hashes[code[known]] = given.filter(pa.array(known)).to_numpy(zero_copy_only=False)
+        have[code[known]] = True
+    missing = np.flatnonzero(~have)
+    hashes[missing] = string_hashes(distinct.take(pa.array(missing)).to_pylist())
+    return hashes[code]
+
+
 def pairs_table(rows: Sequence[PairRow], generator_version: str, judge: Judge | None = None) -> pa.Table:
     """`columns_table` of rows given as `PairRow`s."""
     return columns_table(rows_table(rows), generator_version, judge)
 
 
 def columns_table(rows: pa.Table, generator_version: str, judge: Judge | None = None) -> pa.Table:
-    """A PAIRS table from pair rows as columns (`input_negatives.ROW_SCHEMA`). With a judge, negatives the
+    """A PAIRS table from pair rows as columns (`input_negatives.ROW_SCHEMA`, or `CHUNK_SCHEMA` with the readings'
+    hashes where known). With a judge, negatives the
     grammar licenses become label 1, licensed True (their negative_type kept for traceability); judged
     negatives get licensed False; without a judge, null.
 
@@ -75,6 +91,7 @@ def columns_table(rows: pa.Table, generator_version: str, judge: Judge | None = 
     label = rows.column("label").to_numpy().astype(np.int8)
     licensed = pa.nulls(count, pa.bool_())
     reading_code, distinct_readings = _codes(readings)
+    reading_hashes = _reading_hashes(rows, reading_code, distinct_readings)
     keep = None
     if judge is not None:
         negatives = np.flatnonzero(label == 0)
@@ -92,8 +109,7 @@ def columns_table(rows: pa.Table, generator_version: str, judge: Judge | None = 
                 keep = ~dropped
     table = pa.table(
         {
-            "key": pa.array(_keys(splits, classes, befores, string_hashes(distinct_readings.to_pylist())[reading_code],
-                                  types), type=pa.uint64()),
+            "key": pa.array(_keys(splits, classes, befores, reading_hashes, types), type=pa.uint64()),
             "split": splits,
             "class": classes,
             "before": befores,

@@ -130,7 +130,7 @@ class GenerateNegatives(beam.DoFn):
         self.settings = settings
         self.use_grammar = use_grammar
         self.chunk = chunk
-        self.release = release  # hand each chunk's freed memory back (worker processes: their sum counts)
+        self.release = release  # hand each unit's freed memory back (worker processes: their sum counts)
         self.judge: Licenser | None = None
 
     def setup(self) -> None:
@@ -153,8 +153,8 @@ class GenerateNegatives(beam.DoFn):
                 for split, part in by_split(table):
                     yield (dataset, split), part
             del tables
-            if self.release:  # a chunk's tables are spilled by now: its peak need not stay resident
-                release_memory()
+        if self.release:  # the unit's tables are spilled by now: its peak need not stay resident
+            release_memory()
 
     def _chunk(self, inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict) -> dict[str, pa.Table]:
         """The pairs and vocabulary pairs of some inputs (their positives are taken out of `by_input`)."""
