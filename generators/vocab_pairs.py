@@ -94,16 +94,20 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     global_pick = (hashes % np.uint64(vocabulary)).astype(np.int64)
     word = np.where(from_class, class_pick, global_pick)
 
-    # Forbidden (group, word) codes: positive words of the input in any split, and its top-k words.
-    drawing = [g for g in groups if g.wanted > 0]
-    forbidden_words = pa.array([w for g in drawing for w in (*g.forbidden, *(word for word, _ in g.listed))],
-                               pa.string())
-    owner = np.repeat(np.flatnonzero(wanted > 0), [len(g.forbidden) + len(g.listed) for g in drawing])
-    ids = pc.fill_null(pc.index_in(forbidden_words, value_set=_vocabulary(context)), -1)
-    ids = ids.to_numpy(zero_copy_only=False).astype(np.int64)
+    # Forbidden (group, word) codes: positive words of the input in any split, and its top-k words (each
+    # distinct word looked up once).
+    drawing = np.flatnonzero(wanted > 0)
+    chosen = [groups[i] for i in drawing.tolist()]
+    words = pc.dictionary_encode(pa.array([w for g in chosen for w in g.forbidden]
+                                          + [w for g in chosen for w, _ in g.listed], pa.string()))
+    get = context.word_ids().get
+    ids = np.array([get(w, -1) for w in words.dictionary.to_pylist()], dtype=np.int64)[
+        words.indices.to_numpy(zero_copy_only=False)]
+    owner = np.concatenate([np.repeat(drawing, [len(g.forbidden) for g in chosen]),
+                            np.repeat(drawing, [len(g.listed) for g in chosen])])
     forbidden = owner[ids >= 0] * vocabulary + ids[ids >= 0]
     code = group * vocabulary + word
-    keep = ~pc.is_in(pa.array(code), value_set=pa.array(forbidden, pa.int64())).to_numpy(zero_copy_only=False)
+    keep = ~np.isin(code, forbidden) if len(forbidden) else np.ones(len(code), dtype=bool)
     position = np.flatnonzero(keep)
     # First draw of each (group, word), in draw order: a stable sort of the codes marks the first of each run.
     codes = code[position]
