@@ -11,7 +11,7 @@ each input keeps its first `wanted` draws.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -129,7 +129,13 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
 
 def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContext], generator_version: str) -> pa.Table:
     """A VOCAB_PAIRS table: every group's positive words, top-k words and drawn negative words."""
-    parts = []
+    parts = [table for _, table in vocab_tables(groups, contexts, generator_version)]
+    return pa.concat_tables(parts) if parts else schemas.VOCAB_PAIRS.empty_table()
+
+
+def vocab_tables(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContext],
+                 generator_version: str) -> Iterator[tuple[str, pa.Table]]:
+    """`vocab_table` split by split: (split, its VOCAB_PAIRS rows), in split-name order, no empty table."""
     for split in sorted({g.split for g in groups}):
         here = [g for g in groups if g.split == split]
         context = context_for(contexts, split)
@@ -156,7 +162,9 @@ def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContex
         ])
         labels = np.concatenate([listed_label, np.zeros(len(drawn_word), dtype=np.int8)])
         take = pa.array(group_index)
-        parts.append(pa.table({
+        if not len(group_index):
+            continue
+        yield split, pa.table({
             "key": pa.array(compose(hashes[group_index], word_hashes, type_hashes), type=pa.uint64()),
             "split": pa.repeat(pa.scalar(split, pa.string()), len(group_index)),
             "class": pa.array([g.semiotic_class for g in here], type=pa.string()).take(take),
@@ -165,5 +173,4 @@ def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContex
             "label": pa.array(labels, type=pa.int8()),
             "negative_type": types,
             "generator_version": pa.repeat(pa.scalar(generator_version, pa.string()), len(group_index)),
-        }, schema=schemas.VOCAB_PAIRS))
-    return pa.concat_tables(parts) if parts else schemas.VOCAB_PAIRS.empty_table()
+        }, schema=schemas.VOCAB_PAIRS)
