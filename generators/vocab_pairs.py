@@ -65,6 +65,16 @@ def _vocabulary(context: SplitContext) -> pa.Array:
     return found
 
 
+_SALTED: list[np.ndarray] = []
+
+
+def _salted_numbers(count: int) -> np.ndarray:
+    """mix64(n ^ salt) for draw numbers n = 0 .. count-1 at least (the numbers' half of every draw's hash)."""
+    if not _SALTED or len(_SALTED[0]) < count:
+        _SALTED[:] = [mix64(np.arange(max(count, 256), dtype=np.uint64) ^ _DRAW_SALT)]
+    return _SALTED[0]
+
+
 def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(group index, word id, is-class-draw) of the negative draws kept, in group order."""
     wanted = np.array([g.wanted for g in groups], dtype=np.int64)
@@ -77,7 +87,7 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     starts = np.cumsum(draws) - draws
     number = np.arange(len(group)) - np.repeat(starts, draws)
     bases = np.array([g.base for g in groups], dtype=np.uint64)
-    hashes = mix64(bases[group] ^ mix64(number.astype(np.uint64) ^ _DRAW_SALT))
+    hashes = mix64(bases[group] ^ _salted_numbers(int(draws.max()))[number])
 
     # Each class's word ids once, end to end; a group reads its class's stretch.
     classes = sorted({g.semiotic_class for g in groups})
@@ -89,10 +99,10 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     group_class = np.array([class_index[g.semiotic_class] for g in groups], dtype=np.int64)
     lengths, offsets = class_lengths[group_class], class_offsets[group_class]
     from_class = (number % 2 == 0) & (lengths[group] > 0)
-    safe_lengths = np.maximum(lengths[group], 1).astype(np.uint64)
-    class_pick = flat[np.minimum(offsets[group] + (hashes % safe_lengths).astype(np.int64), len(flat) - 1)]
-    global_pick = (hashes % np.uint64(vocabulary)).astype(np.int64)
-    word = np.where(from_class, class_pick, global_pick)
+    word = (hashes % np.uint64(vocabulary)).astype(np.int64)  # global draws; class draws replaced below
+    mine = group[from_class]
+    word[from_class] = flat[np.minimum(offsets[mine] + (hashes[from_class] % lengths[mine].astype(np.uint64))
+                                       .astype(np.int64), len(flat) - 1)]
 
     # Forbidden (group, word) codes: positive words of the input in any split, and its top-k words (each
     # distinct word looked up once).
@@ -106,17 +116,16 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     owner = np.concatenate([np.repeat(drawing, [len(g.forbidden) for g in chosen]),
                             np.repeat(drawing, [len(g.listed) for g in chosen])])
     forbidden = owner[ids >= 0] * vocabulary + ids[ids >= 0]
-    code = group * vocabulary + word
-    keep = ~np.isin(code, forbidden) if len(forbidden) else np.ones(len(code), dtype=bool)
-    position = np.flatnonzero(keep)
-    # First draw of each (group, word), in draw order: a stable sort of the codes marks the first of each run.
-    codes = code[position]
-    order = np.argsort(codes, kind="stable")
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = codes[order[1:]] != codes[order[:-1]]
-    is_first = np.zeros(len(order), dtype=bool)
-    is_first[order[first]] = True
-    position = position[is_first]
+    # One stable sort of the forbidden codes followed by the draws' codes: the head of each run of one (group,
+    # word) is a forbidden code (the run is dropped) or the first draw of that word in the group (kept).
+    code = np.concatenate([forbidden, group * vocabulary + word])
+    order = np.argsort(code, kind="stable")
+    head = np.ones(len(order), dtype=bool)
+    head[1:] = code[order[1:]] != code[order[:-1]]
+    first = order[head]
+    kept = np.zeros(len(code) - len(forbidden), dtype=bool)
+    kept[first[first >= len(forbidden)] - len(forbidden)] = True
+    position = np.flatnonzero(kept)
     # Rank of each kept draw within its group (groups are in order): distance from the group's first row.
     kept_group = group[position]
     starts = np.ones(len(position), dtype=bool)
