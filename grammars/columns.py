@@ -26,7 +26,7 @@ NEEDS_NORMALIZING = (r"_letter|^ | $|  |[\t\n\x{0b}\x{0c}\r\x{1c}-\x{1f}\x{85}\x
 
 def normalized(readings: pa.Array) -> pa.Array:
     """`normalize_reading` of every reading: in Python only for the few it can change."""
-    readings = readings.cast(pa.string())
+    readings = _array(readings)
     flagged = pc.match_substring_regex(readings, NEEDS_NORMALIZING).to_numpy(zero_copy_only=False)
     if not flagged.any():
         return readings
@@ -47,6 +47,12 @@ def lattice_words(lattice: Lattice, known: dict[int, list[str]]) -> list[str]:
     return found
 
 
+def _array(column: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """A string column as one Arrow array."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    return column.cast(pa.string())
+
+
 def _codes(column: pa.Array) -> tuple[np.ndarray, list]:
     encoded = pc.dictionary_encode(column)
     return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary.to_pylist()
@@ -55,6 +61,7 @@ def _codes(column: pa.Array) -> tuple[np.ndarray, list]:
 def licenses_columns(grammar: Grammar, befores: pa.Array, readings: pa.Array, classes: pa.Array) -> np.ndarray:
     """For each row, whether the grammar licenses the reading for the input in the class (`licenses`; a null
     class means any class)."""
+    befores, readings, classes = (_array(c) for c in (befores, readings, classes))
     rows = len(readings)
     verdict = np.zeros(rows, dtype=bool)
     if rows == 0:

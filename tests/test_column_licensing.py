@@ -61,6 +61,8 @@ def test_columns_give_the_grammars_verdicts(g, shared_tsv):
     again = licenses_columns(g, *_columns([items[i] for i in order]))
     assert again.tolist() == [expected[i] for i in order]
     assert licenses_columns(g, *(pa.array([], pa.string()),) * 3).tolist() == []
+    chunked = [pa.chunked_array([column[:100], column[100:300]]) for column in _columns(items[:300])]
+    assert licenses_columns(g, *chunked).tolist() == expected[:300]  # chunked columns too
 
 
 def test_the_normalization_shortcut_finds_every_reading_it_may_change():
