@@ -36,7 +36,7 @@ from tnforge.generators.edit_arrays import (
 )
 from tnforge.generators.negative_context import SplitContext, context_for
 from tnforge.generators.negative_sampling import take
-from tnforge.generators.pair_keys import text_hash64
+from tnforge.generators.pair_keys import column_hashes, text_hash64
 from tnforge.generators.topk import Hypothesis, topk_candidates
 from tnforge.generators.trivial_confusions import trivial_list
 from tnforge.generators.vocab_pairs import VocabGroup, positive_words, topk_words
@@ -72,6 +72,14 @@ class PairRow(NamedTuple):
     negative_type: str
     negative_subtype: str
     source_key: int
+
+
+#: A chunk's pair rows as columns (`PairRow`'s fields, under the PAIRS schema's names).
+ROW_SCHEMA = pa.schema([("split", pa.string()), ("class", pa.string()), ("before", pa.string()),
+                        ("reading", pa.string()), ("label", pa.int8()), ("negative_type", pa.string()),
+                        ("negative_subtype", pa.string()), ("source_key", pa.uint64())])
+#: `ROW_SCHEMA` and each reading's stable hash (`pair_keys.string_hashes`) where already known, else null.
+CHUNK_SCHEMA = ROW_SCHEMA.append(pa.field("reading_hash", pa.uint64()))
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,14 @@ def _pools(context: SplitContext) -> tuple[pa.Array, dict[str, tuple[int, int]]]
     return found
 
 
+def _pool_hashes(context: SplitContext) -> np.ndarray:
+    """H(reading) of each reading of `_pools(context)` (hashed once per context: draws repeat them)."""
+    found = context._category_cache.get("pool hashes")
+    if found is None:
+        found = context._category_cache["pool hashes"] = column_hashes(_pools(context)[0])
+    return found
+
+
 class _Chunk:
     """The flat arrays of one chunk: positives (with their groups) and candidate parts."""
 
@@ -126,18 +142,20 @@ class _Chunk:
         self.forbidden_group: list[int] = []
         self.forbidden_value: list[str] = []
         self.positives: list[tuple[int, SplitContext, str, Positive]] = []  # (group, context, before, positive)
-        #: Candidates, part by part: (positive, stream, rank, tier, reading (Arrow), label code) arrays.
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array, np.ndarray]] = []
+        #: Candidates, part by part: (positive, stream, rank, tier, reading (Arrow), label code, reading hash or
+        #: None when not known yet) arrays.
+        self.parts: list[tuple] = []
         self.labels: dict[tuple[str, str], int] = {}
 
     def label_code(self, kind: str, subtype: str) -> int:
         return self.labels.setdefault((kind, subtype), len(self.labels))
 
     def add(self, pos: np.ndarray, stream: int, rank: np.ndarray, threshold: np.ndarray, values: pa.Array,
-            labels: np.ndarray) -> None:
-        """A stream's candidates: rank < threshold[pos] are first places (tier 0), the others spares."""
+            labels: np.ndarray, hashes: np.ndarray | None = None) -> None:
+        """A stream's candidates: rank < threshold[pos] are first places (tier 0), the others spares; `hashes`,
+        the readings' stable hashes when known (draws from the pools)."""
         if len(pos):
-            self.parts.append((pos, np.full(len(pos), stream), rank, rank >= threshold[pos], values, labels))
+            self.parts.append((pos, np.full(len(pos), stream), rank, rank >= threshold[pos], values, labels, hashes))
 
     def produced(self, pos: np.ndarray) -> np.ndarray:
         """How many candidates each positive got from the part whose positives are `pos`."""
@@ -317,18 +335,20 @@ def _random(chunk: _Chunk, shares: dict[int, np.ndarray], bases: np.ndarray, car
         wanted = np.zeros(len(chunk.positives), dtype=np.int64)
         wanted[rows] = threshold
         chunk.add(rows[row], stream, rank, wanted, pool.take(pa.array(index, pa.int64())),
-                  np.full(len(row), chunk.label_code(RANDOM, subtype)))
+                  np.full(len(row), chunk.label_code(RANDOM, subtype)), _pool_hashes(context)[index])
 
 
-def _select(chunk: _Chunk, wanted: np.ndarray) -> list[tuple]:
+def _select(chunk: _Chunk, wanted: np.ndarray) -> pa.Table:
     """The negatives kept: per (input, split) group, the first occurrence of each reading in (positive,
     tier, stream, rank) order unless it is forbidden (or empty); per positive its first `wanted` of those;
-    per group at most its room. Returns PairRow tuples."""
+    per group at most its room. Returns a table of `CHUNK_SCHEMA`."""
     if not chunk.parts:
-        return []
+        return CHUNK_SCHEMA.empty_table()
     groups = np.array([g for g, *_ in chunk.positives], dtype=np.int64)
     pos, stream, rank, tier, label = (np.concatenate([p[i] for p in chunk.parts]) for i in (0, 1, 2, 3, 5))
     values = pa.concat_arrays([p[4] for p in chunk.parts])
+    hashes = np.concatenate([np.zeros(len(p[0]), np.uint64) if p[6] is None else p[6] for p in chunk.parts])
+    known = np.concatenate([np.full(len(p[0]), p[6] is not None) for p in chunk.parts])
     count = len(pos)
     encoded = pc.dictionary_encode(pa.concat_arrays([values, pa.array(chunk.forbidden_value, pa.string())]))
     code = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -349,25 +369,33 @@ def _select(chunk: _Chunk, wanted: np.ndarray) -> list[tuple]:
     winners = winners[running(pos[winners]) < wanted[pos[winners]]]
     owner = groups[pos[winners]]
     winners = winners[running(owner) < np.array(chunk.group_room, dtype=np.int64)[owner]]
-    kept = pos[winners]
-    kinds, subtypes = (np.asarray(column, dtype=object) for column in zip(*chunk.labels, strict=True))
-    code = label[winners]
-    splits, classes, befores, keys = (np.asarray(column, dtype=object)[kept].tolist() for column in (
-        [p.split for *_, p in chunk.positives], [p.semiotic_class for *_, p in chunk.positives],
-        [before for _, _, before, _ in chunk.positives], [p.key for *_, p in chunk.positives]))
-    return list(zip(splits, classes, befores, values.take(pa.array(winners)).to_pylist(), [0] * len(kept),
-                    kinds[code].tolist(), subtypes[code].tolist(), keys, strict=True))
+    kept = pa.array(pos[winners])
+    kinds, subtypes = (pa.array(column, pa.string()) for column in zip(*chunk.labels, strict=True))
+    code = pa.array(label[winners])
+    positives = [(p.split, p.semiotic_class, before, p.key) for _, _, before, p in chunk.positives]
+    splits, classes, befores, keys = (pa.array(column, type).take(kept) for column, type in zip(
+        zip(*positives, strict=True), (pa.string(), pa.string(), pa.string(), pa.uint64()), strict=True))
+    return pa.table([splits, classes, befores, values.take(pa.array(winners)),
+                     pa.array(np.zeros(len(kept), dtype=np.int8)), kinds.take(code), subtypes.take(code), keys,
+                     pa.array(hashes[winners], pa.uint64(), mask=~known[winners])], schema=CHUNK_SCHEMA)
 
 
-def chunk_pairs(
+def rows_table(rows: Sequence[tuple]) -> pa.Table:
+    """Pair rows (`PairRow` fields) as a table of `ROW_SCHEMA`."""
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(ROW_SCHEMA)
+    return pa.table([pa.array(list(values), field.type) for values, field in zip(columns, ROW_SCHEMA, strict=True)],
+                    schema=ROW_SCHEMA)
+
+
+def chunk_columns(
     inputs: Sequence[str],
     positives: Mapping[str, Sequence[Positive]],
     hypotheses: Mapping[str, Sequence[Hypothesis]],
     contexts: Mapping[str, SplitContext],
     settings: Settings,
-) -> tuple[list[tuple], list[VocabGroup]]:
-    """Pair rows (PairRow tuples, in no particular order) and vocabulary groups (see `vocab_pairs`) of some
-    inputs, in every split where they have positives."""
+) -> tuple[pa.Table, list[VocabGroup]]:
+    """Pair rows (a table of `CHUNK_SCHEMA`: each input's positive and top-k rows, then the negatives kept) and
+    vocabulary groups (see `vocab_pairs`) of some inputs, in every split where they have positives."""
     chunk = _Chunk()
     topk = TOPK in settings.kinds
     singles = [(before, found[0]) for before in inputs
@@ -380,7 +408,7 @@ def chunk_pairs(
                 _collect(chunk, before, positives[before], hypotheses.get(before, ()), contexts, settings)
     vocab = _vocab_groups(chunk, settings)
     if not chunk.positives:
-        return chunk.rows, vocab
+        return _with_hashes(rows_table(chunk.rows)), vocab
     group_bases = np.array(chunk.group_base, dtype=np.uint64)
     keys = np.array([p.key for *_, p in chunk.positives], dtype=np.uint64)
     bases = mix64(group_bases[[g for g, *_ in chunk.positives]] ^ keys)
@@ -396,4 +424,21 @@ def chunk_pairs(
         carried = _synthetic(chunk, shares, bases, rows, spares) if SYNTHETIC in settings.kinds else np.zeros_like(wanted)
         if RANDOM in settings.kinds:
             _random(chunk, shares, bases, carried, rows)
-    return chunk.rows + _select(chunk, wanted), vocab
+    return pa.concat_tables([_with_hashes(rows_table(chunk.rows)), _select(chunk, wanted)]), vocab
+
+
+def chunk_pairs(
+    inputs: Sequence[str],
+    positives: Mapping[str, Sequence[Positive]],
+    hypotheses: Mapping[str, Sequence[Hypothesis]],
+    contexts: Mapping[str, SplitContext],
+    settings: Settings,
+) -> tuple[list[tuple], list[VocabGroup]]:
+    """`chunk_columns` with the pair rows as tuples (`PairRow` fields)."""
+    table, vocab = chunk_columns(inputs, positives, hypotheses, contexts, settings)
+    return list(zip(*(table.column(name).to_pylist() for name in ROW_SCHEMA.names), strict=True)), vocab
+
+
+def _with_hashes(table: pa.Table) -> pa.Table:
+    """A `ROW_SCHEMA` table with a `reading_hash` column of nulls (not known)."""
+    return table.append_column(CHUNK_SCHEMA.field("reading_hash"), pa.nulls(table.num_rows, pa.uint64()))

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import pyarrow as pa
+
 from tnforge.grammars import adapter
 
 
@@ -36,6 +39,10 @@ class Licenser:
     def __call__(self, items: Sequence[tuple[str, str, str]]) -> list[bool]:
         """For each (before, reading, class): does the grammar accept the reading for the input?"""
         return self._judge(items)
+
+    def columns(self, befores: pa.Array, readings: pa.Array, classes: pa.Array) -> np.ndarray:
+        """For each row of the columns: does the grammar accept the reading for the input in the class?"""
+        return self._judge.columns(befores, readings, classes)
 
     def forget(self) -> None:
         """Drop the grammar's cached readings of the tokens judged so far (they will not be asked again)."""

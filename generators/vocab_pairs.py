@@ -11,11 +11,12 @@ each input keeps its first `wanted` draws.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.generators.negative_context import SplitContext, context_for
@@ -56,6 +57,24 @@ def topk_words(readings: Iterable[str], forbidden: Collection[str], cap: int) ->
     return list(found)
 
 
+def _vocabulary(context: SplitContext) -> pa.Array:
+    """The split's global vocabulary as an Arrow array (made once per context)."""
+    found = context._category_cache.get("vocabulary array")
+    if found is None:
+        found = context._category_cache["vocabulary array"] = pa.array(context.global_vocab, pa.string())
+    return found
+
+
+_SALTED: list[np.ndarray] = []
+
+
+def _salted_numbers(count: int) -> np.ndarray:
+    """mix64(n ^ salt) for draw numbers n = 0 .. count-1 at least (the numbers' half of every draw's hash)."""
+    if not _SALTED or len(_SALTED[0]) < count:
+        _SALTED[:] = [mix64(np.arange(max(count, 256), dtype=np.uint64) ^ _DRAW_SALT)]
+    return _SALTED[0]
+
+
 def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(group index, word id, is-class-draw) of the negative draws kept, in group order."""
     wanted = np.array([g.wanted for g in groups], dtype=np.int64)
@@ -68,7 +87,7 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     starts = np.cumsum(draws) - draws
     number = np.arange(len(group)) - np.repeat(starts, draws)
     bases = np.array([g.base for g in groups], dtype=np.uint64)
-    hashes = mix64(bases[group] ^ mix64(number.astype(np.uint64) ^ _DRAW_SALT))
+    hashes = mix64(bases[group] ^ _salted_numbers(int(draws.max()))[number])
 
     # Each class's word ids once, end to end; a group reads its class's stretch.
     classes = sorted({g.semiotic_class for g in groups})
@@ -80,31 +99,33 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     group_class = np.array([class_index[g.semiotic_class] for g in groups], dtype=np.int64)
     lengths, offsets = class_lengths[group_class], class_offsets[group_class]
     from_class = (number % 2 == 0) & (lengths[group] > 0)
-    safe_lengths = np.maximum(lengths[group], 1).astype(np.uint64)
-    class_pick = flat[np.minimum(offsets[group] + (hashes % safe_lengths).astype(np.int64), len(flat) - 1)]
-    global_pick = (hashes % np.uint64(vocabulary)).astype(np.int64)
-    word = np.where(from_class, class_pick, global_pick)
+    word = (hashes % np.uint64(vocabulary)).astype(np.int64)  # global draws; class draws replaced below
+    mine = group[from_class]
+    word[from_class] = flat[np.minimum(offsets[mine] + (hashes[from_class] % lengths[mine].astype(np.uint64))
+                                       .astype(np.int64), len(flat) - 1)]
 
-    # Forbidden (group, word) codes: positive words of the input in any split, and its top-k words.
-    word_id = context.word_ids()
-    forbidden = [
-        gi * vocabulary + word_id[w]
-        for gi, g in enumerate(groups)
-        if g.wanted > 0
-        for w in (*g.forbidden, *(word for word, _ in g.listed))
-        if w in word_id
-    ]
-    code = group * vocabulary + word
-    keep = ~np.isin(code, np.array(forbidden, dtype=np.int64)) if forbidden else np.ones(len(code), dtype=bool)
-    position = np.flatnonzero(keep)
-    # First draw of each (group, word), in draw order: a stable sort of the codes marks the first of each run.
-    codes = code[position]
-    order = np.argsort(codes, kind="stable")
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = codes[order[1:]] != codes[order[:-1]]
-    is_first = np.zeros(len(order), dtype=bool)
-    is_first[order[first]] = True
-    position = position[is_first]
+    # Forbidden (group, word) codes: positive words of the input in any split, and its top-k words (each
+    # distinct word looked up once).
+    drawing = np.flatnonzero(wanted > 0)
+    chosen = [groups[i] for i in drawing.tolist()]
+    words = pc.dictionary_encode(pa.array([w for g in chosen for w in g.forbidden]
+                                          + [w for g in chosen for w, _ in g.listed], pa.string()))
+    get = context.word_ids().get
+    ids = np.array([get(w, -1) for w in words.dictionary.to_pylist()], dtype=np.int64)[
+        words.indices.to_numpy(zero_copy_only=False)]
+    owner = np.concatenate([np.repeat(drawing, [len(g.forbidden) for g in chosen]),
+                            np.repeat(drawing, [len(g.listed) for g in chosen])])
+    forbidden = owner[ids >= 0] * vocabulary + ids[ids >= 0]
+    # One stable sort of the forbidden codes followed by the draws' codes: the head of each run of one (group,
+    # word) is a forbidden code (the run is dropped) or the first draw of that word in the group (kept).
+    code = np.concatenate([forbidden, group * vocabulary + word])
+    order = np.argsort(code, kind="stable")
+    head = np.ones(len(order), dtype=bool)
+    head[1:] = code[order[1:]] != code[order[:-1]]
+    first = order[head]
+    kept = np.zeros(len(code) - len(forbidden), dtype=bool)
+    kept[first[first >= len(forbidden)] - len(forbidden)] = True
+    position = np.flatnonzero(kept)
     # Rank of each kept draw within its group (groups are in order): distance from the group's first row.
     kept_group = group[position]
     starts = np.ones(len(position), dtype=bool)
@@ -117,35 +138,42 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
 
 def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContext], generator_version: str) -> pa.Table:
     """A VOCAB_PAIRS table: every group's positive words, top-k words and drawn negative words."""
-    parts = []
+    parts = [table for _, table in vocab_tables(groups, contexts, generator_version)]
+    return pa.concat_tables(parts) if parts else schemas.VOCAB_PAIRS.empty_table()
+
+
+def vocab_tables(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContext],
+                 generator_version: str) -> Iterator[tuple[str, pa.Table]]:
+    """`vocab_table` split by split: (split, its VOCAB_PAIRS rows), in split-name order, no empty table."""
     for split in sorted({g.split for g in groups}):
         here = [g for g in groups if g.split == split]
         context = context_for(contexts, split)
         hashes = np.array([group_hash(g.split, g.semiotic_class, g.before) for g in here], dtype=np.uint64)
-        # Positive words and top-k words: few per input, listed directly.
-        listed_group, listed_word, listed_label, listed_type = [], [], [], []
-        for index, g in enumerate(here):
-            listed_word += g.words
-            listed_group += [index] * len(g.words)
-            listed_label += [1] * len(g.words)
-            listed_type += [""] * len(g.words)
-            for w, kind in g.listed:
-                listed_group.append(index), listed_word.append(w), listed_label.append(0), listed_type.append(kind)
+        # Positive words (label 1) then listed negative words of each group: few per input, listed directly.
+        listed_word = [w for g in here for w in (*g.words, *(word for word, _ in g.listed))]
+        listed_type = [t for g in here for t in (*[""] * len(g.words), *(kind for _, kind in g.listed))]
+        sizes = np.array([(len(g.words), len(g.listed)) for g in here], dtype=np.int64).reshape(-1, 2)
+        listed_group = np.repeat(np.arange(len(here)), sizes.sum(axis=1))
+        listed_label = np.repeat(np.tile(np.array([1, 0], dtype=np.int8), len(here)), sizes.reshape(-1))
         drawn_group, drawn_word, drawn_class = _draw(here, context)
-        vocabulary = pa.array(context.global_vocab, type=pa.string())
-        group_index = np.concatenate([np.array(listed_group, dtype=np.int64), drawn_group])
+        vocabulary = _vocabulary(context)
+        group_index = np.concatenate([listed_group, drawn_group])
         listed_words = pa.array(listed_word, type=pa.string())
         words = pa.concat_arrays([listed_words, vocabulary.take(pa.array(drawn_word))])
         drawn_types = pa.array([CLASS, GLOBAL], type=pa.string()).take(pa.array(np.where(drawn_class, 0, 1)))
-        types = pa.concat_arrays([pa.array(listed_type, type=pa.string()), drawn_types])
+        listed_types = pc.dictionary_encode(pa.array(listed_type, type=pa.string()))
+        types = pa.concat_arrays([listed_types.cast(pa.string()), drawn_types])
         word_hashes = np.concatenate([column_hashes(listed_words), context.vocab_hashes[drawn_word]])
         type_hashes = np.concatenate([
-            np.array([type_hash(t) for t in listed_type], dtype=np.uint64),
+            np.array([type_hash(t) for t in listed_types.dictionary.to_pylist()], dtype=np.uint64)[
+                listed_types.indices.to_numpy(zero_copy_only=False)],
             np.where(drawn_class, np.uint64(type_hash(CLASS)), np.uint64(type_hash(GLOBAL))).astype(np.uint64),
         ])
-        labels = np.concatenate([np.array(listed_label, dtype=np.int8), np.zeros(len(drawn_word), dtype=np.int8)])
+        labels = np.concatenate([listed_label, np.zeros(len(drawn_word), dtype=np.int8)])
         take = pa.array(group_index)
-        parts.append(pa.table({
+        if not len(group_index):
+            continue
+        yield split, pa.table({
             "key": pa.array(compose(hashes[group_index], word_hashes, type_hashes), type=pa.uint64()),
             "split": pa.repeat(pa.scalar(split, pa.string()), len(group_index)),
             "class": pa.array([g.semiotic_class for g in here], type=pa.string()).take(take),
@@ -154,5 +182,4 @@ def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContex
             "label": pa.array(labels, type=pa.int8()),
             "negative_type": types,
             "generator_version": pa.repeat(pa.scalar(generator_version, pa.string()), len(group_index)),
-        }, schema=schemas.VOCAB_PAIRS))
-    return pa.concat_tables(parts) if parts else schemas.VOCAB_PAIRS.empty_table()
+        }, schema=schemas.VOCAB_PAIRS)

@@ -44,6 +44,13 @@ def licenses_batch(items: Iterable[tuple[str, str, str | None]]) -> list[bool]:
     return get_grammar().licenses_batch(items)
 
 
+def licenses_columns(befores, readings, classes):
+    """`licenses` for Arrow columns of inputs, readings and classes: a numpy array of verdicts (`columns.py`)."""
+    from tnforge.grammars.columns import licenses_columns as judge
+
+    return judge(get_grammar(), befores, readings, classes)
+
+
 def reading_words(before: str, cls: str | None = None, limit: int = 1000) -> frozenset[tuple[str, ...]]:
     """The licensed readings of a token as word tuples (capped), for a constrained decoder's masks."""
     return get_grammar().reading_words(before, cls, limit)
@@ -60,4 +67,4 @@ def covered_classes() -> frozenset[str]:
     return COVERED_CLASSES
 
 
-__all__ = ["readings", "licenses", "licenses_batch", "reading_words", "reading", "covered_classes", "get_grammar", "COVERED_CLASSES"]
+__all__ = ["readings", "licenses", "licenses_batch", "licenses_columns", "reading_words", "reading", "covered_classes", "get_grammar", "COVERED_CLASSES"]

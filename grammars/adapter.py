@@ -1,7 +1,8 @@
 """The one way other parts of tnforge use the covering grammar: as plain callables, never as pynini objects.
 
 * `resolve(wanted)`: whether to use the grammar (None: when it can be loaded; True: required; False: off).
-* `licenser()`: a strict batch judge `[(before, reading, cls)] → [bool]` (the negatives pipeline);
+* `licenser()`: a strict batch judge `[(before, reading, cls)] → [bool]`, or on Arrow columns through its
+  `columns` (the negatives pipeline);
   `forget()` drops the grammar's per-token cache once a batch of tokens is done with.
 * `judge(wanted)`: a tolerant batch judge `→ [bool | None]` (None: a token the grammar failed on) and a
   note for reports (evaluation, comparisons, benchmarks).
@@ -63,34 +64,57 @@ def resolve(wanted: bool | None) -> bool:
     return reason is None
 
 
-def licenser() -> Callable[[Sequence[Item]], list[bool]]:
-    """A strict judge: for each (before, reading, cls), does the grammar license the reading? (The grammar's
-    `licenses_batch` lists a token's readings once when a batch asks it several times.)"""
-    resolve(True)
-    grammars = _grammars()
-    batch = getattr(grammars, "licenses_batch", None)
+class Licenser:
+    """A strict judge: for each (before, reading, cls), does the grammar license the reading? Called with
+    triples (the grammar's `licenses_batch` lists a token's readings once when a batch asks it several
+    times), or through `columns` with Arrow columns (`licenses_columns`: each token's lattice built once,
+    readings with a word it lacks rejected by array operations)."""
 
-    def judge_all(items: Sequence[Item]) -> list[bool]:
+    def __init__(self, grammars) -> None:
+        self.grammars = grammars
+
+    def __call__(self, items: Sequence[Item]) -> list[bool]:
         if not items:
             return []
+        batch = getattr(self.grammars, "licenses_batch", None)
         if callable(batch):
             verdicts = [bool(v) for v in batch(list(items))]
         else:
-            verdicts = [bool(grammars.licenses(b, r, c)) for b, r, c in items]
+            verdicts = [bool(self.grammars.licenses(b, r, c)) for b, r, c in items]
         if len(verdicts) != len(items):
             raise RuntimeError(f"the grammar judged {len(verdicts)} of {len(items)} readings")
         return verdicts
 
-    return judge_all
+    def columns(self, befores, readings, classes):
+        """The verdicts for Arrow columns of inputs, readings and classes, as a numpy bool array."""
+        import numpy as np
+
+        judge = getattr(self.grammars, "licenses_columns", None)
+        if callable(judge):
+            verdicts = np.asarray(judge(befores, readings, classes), dtype=bool)
+        else:
+            verdicts = np.array(self(list(zip(befores.to_pylist(), readings.to_pylist(), classes.to_pylist(),
+                                              strict=True))), dtype=bool)
+        if len(verdicts) != len(readings):
+            raise RuntimeError(f"the grammar judged {len(verdicts)} of {len(readings)} readings")
+        return verdicts
+
+
+def licenser() -> Licenser:
+    """The strict judge of the process grammar (`Licenser`)."""
+    resolve(True)
+    return Licenser(_grammars())
 
 
 def forget() -> None:
     """Drop the grammar's per-token cache: a caller done with a batch of tokens that never come back (the
-    negatives pipeline, chunk by chunk) keeps memory bounded. A no-op when the grammar keeps no such cache."""
+    negatives pipeline, chunk by chunk) keeps memory bounded. The memoized sub-lattices that tokens share (years,
+    day and month forms, units: a few hundred, each memo bounded) are kept. A no-op when the grammar keeps no
+    such cache."""
     get = getattr(_grammars(), "get_grammar", None)
     clear = getattr(get(), "clear_cache", None) if callable(get) else None
     if callable(clear):
-        clear()
+        clear(memos=False)
 
 
 def judge(wanted: bool | None = None) -> tuple[BatchJudge | None, str]:

@@ -254,10 +254,11 @@ class Grammar:
         only = self.token_readings(before, cls).first(2)
         return only[0] if len(only) == 1 else None
 
-    def clear_cache(self) -> None:
-        """Forget every token's readings and every memoized sub-lattice."""
+    def clear_cache(self, memos: bool = True) -> None:
+        """Forget every token's readings and (unless `memos` is False) every memoized sub-lattice."""
         self._cache.clear()
-        self.memos.clear()
+        if memos:
+            self.memos.clear()
 
 
 _default: Grammar | None = None

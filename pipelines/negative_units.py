@@ -25,12 +25,12 @@ from apache_beam.metrics import Metrics
 
 from tnforge.collector import gc_paused, release_memory
 from tnforge.datasets import by_split
-from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, chunk_pairs
+from tnforge.generators.input_negatives import GENERATOR_VERSION, Positive, Settings, chunk_columns
 from tnforge.generators.licensing import Licenser
 from tnforge.generators.pair_keys import column_hashes
-from tnforge.generators.pair_tables import pairs_table
+from tnforge.generators.pair_tables import columns_table
 from tnforge.generators.topk import group_by_before
-from tnforge.generators.vocab_pairs import vocab_table
+from tnforge.generators.vocab_pairs import vocab_tables
 
 #: Distinct inputs per work unit (an upper bound: inputs are counted per file, so one seen in several counts
 #: several times): units = max(1, ceil(inputs / INPUTS_PER_UNIT)).
@@ -118,9 +118,9 @@ def _positives(tables: list[pa.Table]) -> dict[str, list[Positive]]:
 
 
 def chunk_candidates(inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict,
-                     settings: Settings) -> tuple[list, list]:
-    """Pair rows and vocabulary groups of some inputs (their positives are taken out of `by_input`)."""
-    return chunk_pairs(inputs, {before: by_input.pop(before) for before in inputs}, hypotheses, contexts, settings)
+                     settings: Settings) -> tuple[pa.Table, list]:
+    """Pair rows (as columns) and vocabulary groups of some inputs (their positives are taken out of `by_input`)."""
+    return chunk_columns(inputs, {before: by_input.pop(before) for before in inputs}, hypotheses, contexts, settings)
 
 
 class GenerateNegatives(beam.DoFn):
@@ -130,7 +130,7 @@ class GenerateNegatives(beam.DoFn):
         self.settings = settings
         self.use_grammar = use_grammar
         self.chunk = chunk
-        self.release = release  # hand each chunk's freed memory back (worker processes: their sum counts)
+        self.release = release  # hand each unit's freed memory back (worker processes: their sum counts)
         self.judge: Licenser | None = None
 
     def setup(self) -> None:
@@ -149,19 +149,21 @@ class GenerateNegatives(beam.DoFn):
         for start in range(0, len(inputs), self.chunk):
             with gc_paused():
                 tables = self._chunk(inputs[start:start + self.chunk], by_input, hypotheses, contexts)
-            for dataset, table in tables.items():
-                for split, part in by_split(table):
+            for dataset, parts in tables.items():
+                for split, part in parts:
                     yield (dataset, split), part
             del tables
-            if self.release:  # a chunk's tables are spilled by now: its peak need not stay resident
-                release_memory()
+        if self.release:  # the unit's tables are spilled by now: its peak need not stay resident
+            release_memory()
 
-    def _chunk(self, inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict) -> dict[str, pa.Table]:
-        """The pairs and vocabulary pairs of some inputs (their positives are taken out of `by_input`)."""
+    def _chunk(self, inputs: list[str], by_input: dict, hypotheses: dict,
+               contexts: dict) -> dict[str, list[tuple[str, pa.Table]]]:
+        """The pairs and vocabulary pairs of some inputs, split by split (their positives are taken out of
+        `by_input`)."""
         pair_rows, vocab_groups = chunk_candidates(inputs, by_input, hypotheses, contexts, self.settings)
         tables = {
-            "pairs": pairs_table(pair_rows, GENERATOR_VERSION, self.judge),
-            "vocab_pairs": vocab_table(vocab_groups, contexts, GENERATOR_VERSION),
+            "pairs": list(by_split(columns_table(pair_rows, GENERATOR_VERSION, self.judge))),
+            "vocab_pairs": list(vocab_tables(vocab_groups, contexts, GENERATOR_VERSION)),
         }
         if self.judge is not None:
             self.judge.forget()  # a unit's inputs never come back: keep the grammar's cache bounded

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from negatives_reference import draws, generic_list, meaning_list, shape_of, suffix_list
 
@@ -20,9 +21,10 @@ from tnforge.generators.edit_arrays import (
     meaning_edits,
     suffix_edits,
 )
-from tnforge.generators.input_negatives import Positive, Settings, chunk_pairs
+from tnforge.generators.input_negatives import Positive, Settings, chunk_columns, chunk_pairs
 from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import budget, rotation
+from tnforge.generators.pair_tables import columns_table, pairs_table
 from tnforge.gold_pairs import read_corpus_pairs
 from tnforge.hashing import stable_hash64
 from tnforge.schemas import TRIVIAL_TARGETS
@@ -145,6 +147,31 @@ def test_chunk_rows_do_not_depend_on_the_chunking(sample):
     readings = {(p.after, before) for before, found in positives.items() for p in found}
     assert not any((row[3], row[2]) in readings for row in negatives)
     assert len({(row[2], row[3]) for row in negatives}) == len(negatives)
+
+
+def test_the_column_path_gives_the_row_path_table(sample):
+    """`columns_table` of `chunk_columns` (pool draws carry their readings' hashes) is `pairs_table` of
+    `chunk_pairs` (tuples, every reading hashed), with a judge that licenses some negatives."""
+    context, pairs, _ = sample
+    positives: dict[str, list[Positive]] = {}
+    for cls, before, after in pairs[:2000]:
+        positives.setdefault(before, []).append(Positive("train", cls, after, stable_hash64(cls, before, after)))
+    settings = Settings(frozenset({"synthetic", "random"}), 10, 100, 0, trivial=True)
+    inputs = sorted(positives)
+    columns, _ = chunk_columns(inputs, positives, {}, {"train": context}, settings)
+    rows, _ = chunk_pairs(inputs, positives, {}, {"train": context}, settings)
+    known = columns.column("reading_hash").is_valid().to_numpy(zero_copy_only=False)
+    assert 0.2 < known.mean() < 0.9  # the draws' hashes are carried, the edits' are not
+
+    def judge(items):
+        return [len(reading) % 7 == 0 for _, reading, _ in items]
+
+    table = columns_table(columns, "v", judge)
+    assert table.equals(pairs_table(rows, "v", judge))
+    assert 0 < pc.sum(table.column("licensed")).as_py() < table.num_rows
+    hashes = columns.column("reading_hash").filter(pa.array(known)).to_numpy()
+    readings = columns.column("reading").filter(pa.array(known)).to_pylist()
+    assert hashes.tolist() == [stable_hash64(r) for r in readings]
 
 
 def test_budget_is_shared_between_streams(sample):
