@@ -19,17 +19,15 @@ rule needs no global table; the unit count grows with the data (see `negative_un
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import apache_beam as beam
-import pyarrow as pa
-import pyarrow.compute as pc
 from apache_beam.metrics.metric import MetricsFilter
 
-from tnforge.collector import few_malloc_arenas, release_memory, trimming
+from tnforge.collector import few_malloc_arenas, trimming
 from tnforge.datasets import DATASET_DIRS, dataset_files
 from tnforge.errors import Interrupted, interrupted
 from tnforge.filesystems import (
@@ -44,21 +42,10 @@ from tnforge.filesystems import (
 )
 from tnforge.generators.input_negatives import GENERATOR_VERSION, Settings
 from tnforge.generators.licensing import resolve_grammar
-from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import DEFAULT_CAP
-from tnforge.generators.topk import assign_splits, read_hypotheses
 from tnforge.manifest import SCRATCH, check_input, require_complete, update_section, write_manifest
-from tnforge.pipelines.build_steps import count_pairs, pair_keys
-from tnforge.pipelines.negative_units import (
-    METRICS,
-    POSITIVE_COLUMNS,
-    GenerateNegatives,
-    Piece,
-    assign_units,
-    auto_workers,
-    distinct_inputs,
-    work_units,
-)
+from tnforge.pipelines.negative_inputs import CONTEXT, ReadInputs, input_tasks, unit_pieces
+from tnforge.pipelines.negative_units import METRICS, GenerateNegatives, auto_workers, work_units
 from tnforge.pipelines.runner import make_pipeline, pipeline_options, quiet_worker_errors
 from tnforge.pipelines.writer import WriteDataset
 from tnforge.schemas.negative_kinds import KINDS
@@ -66,29 +53,8 @@ from tnforge.schemas.negative_kinds import KINDS
 OUTPUTS = ("pairs", "vocab_pairs")
 #: Scratch folder (under DIR) for the output pieces between generation and the shard writer.
 PIECES = join(SCRATCH, "negative-pieces")
-
-
-def read_positive_file(path: str) -> Iterator[Piece]:
-    """("positives", rows) of one positive-pairs file."""
-    yield "positives", read_parquet(path, columns=POSITIVE_COLUMNS)
-
-
-def read_trivial_file(path: str) -> Iterator[Piece]:
-    """("positives", rows): the distinct trivial (split, class, before, after) of one examples file
-    (originals only), keyed like positive pairs."""
-    table = read_parquet(path, columns=["split", "class", "before", "after", "trivial", "copy"])
-    table = table.filter(pc.and_(table.column("trivial"), pc.equal(table.column("copy"), 0)))
-    if table.num_rows:
-        table = count_pairs(table.select(["split", "class", "before", "after"]))
-        table = table.append_column("key", pa.array(pair_keys(table), pa.uint64())).select(POSITIVE_COLUMNS)
-    release_memory()  # the examples file read is far larger than its distinct trivial tokens
-    if table.num_rows:
-        yield "positives", table
-
-
-def read_hypothesis_file(path: str, root: str) -> Iterator[Piece]:
-    """("hypotheses", rows) of a hypotheses file, each row with its example's split."""
-    yield "hypotheses", assign_splits(read_hypotheses(path), root)
+#: Scratch folder (under DIR) for the input files' rows, sorted for the units (`negative_inputs`).
+INPUTS = join(SCRATCH, "negative-inputs")
 
 
 def build_pipeline(
@@ -106,44 +72,27 @@ def build_pipeline(
     units: work units (None: one per INPUTS_PER_UNIT distinct inputs, counted in the pipeline); release: hand
     freed memory back to the system after each chunk and shard (`collector.release_memory`; worth its CPU in
     worker processes, whose memory adds up)."""
-    files = [str(path) for path in dataset_files(root, "positive_pairs")]
-    positives = (
+    tasks = input_tasks(root, settings.trivial, topk_from if "topk" in settings.kinds else None)
+    read = (
         pipeline
-        | "PositiveFiles" >> beam.Create(files)
-        | "ReadPositives" >> beam.FlatMap(read_positive_file)
+        | "InputFiles" >> beam.Create(tasks)
+        | "ReadInputs" >> beam.ParDo(ReadInputs(root, join(root, INPUTS), settings.seed)).with_outputs(
+            CONTEXT, main="files")
     )
-    contexts = (
-        positives
-        | "PositiveTables" >> beam.Map(lambda piece: piece[1])
-        | "AllPositives" >> beam.combiners.ToList()
-        | "BuildContext" >> beam.Map(build_context, settings.seed)
-    )
-    sources = [positives]
-    if settings.trivial:
-        sources.append(
-            pipeline
-            | "ExampleFiles" >> beam.Create([str(path) for path in dataset_files(root, "examples")])
-            | "ReadTrivial" >> beam.FlatMap(read_trivial_file)
-        )
-    if topk_from is not None and "topk" in settings.kinds:
-        sources.append(
-            pipeline
-            | "HypothesisFiles" >> beam.Create([str(topk_from)])
-            | "ReadHypotheses" >> beam.FlatMap(read_hypothesis_file, root)
-        )
-    pieces = sources | "AllInputs" >> beam.Flatten()
+    files = read.files
     unit_count = (
-        pieces
-        | "CountInputs" >> beam.Map(distinct_inputs)
+        files
+        | "CountInputs" >> beam.Map(lambda file: file.inputs)
         | "SumInputs" >> beam.CombineGlobally(sum)
         | "Units" >> beam.Map(work_units, override=units)
     )
     return (
-        pieces
-        | "AssignUnits" >> beam.FlatMap(assign_units, beam.pvalue.AsSingleton(unit_count))
-        | "ByUnit" >> beam.GroupByKey()
+        unit_count
+        | "UnitIds" >> beam.FlatMap(lambda count: list(range(count)))
+        | "SpreadUnits" >> beam.Reshuffle()
+        | "ReadUnits" >> beam.Map(unit_pieces, beam.pvalue.AsList(files), beam.pvalue.AsSingleton(unit_count))
         | "Generate" >> beam.ParDo(
-            GenerateNegatives(settings, use_grammar, release=release), beam.pvalue.AsSingleton(contexts)
+            GenerateNegatives(settings, use_grammar, release=release), beam.pvalue.AsSingleton(read[CONTEXT])
         )
         | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES), release=release)
     )
@@ -220,6 +169,7 @@ def _forget_outputs(root: str, manifest: dict[str, Any]) -> None:
 def _remove_pieces(root: str) -> None:
     """Remove the pieces' scratch folder (and the scratch folder itself when nothing else is left in it)."""
     remove(join(root, PIECES))
+    remove(join(root, INPUTS))
     scratch = join(root, SCRATCH)
     if is_folder(scratch) and not has_contents(scratch):
         remove(scratch)
