@@ -36,7 +36,6 @@ from tnforge.filesystems import (
     has_contents,
     is_folder,
     join,
-    read_parquet,
     remove,
     remove_temporaries,
 )
@@ -44,6 +43,7 @@ from tnforge.generators.input_negatives import GENERATOR_VERSION, Settings
 from tnforge.generators.licensing import resolve_grammar
 from tnforge.generators.negative_sampling import DEFAULT_CAP
 from tnforge.manifest import SCRATCH, check_input, require_complete, update_section, write_manifest
+from tnforge.pipelines.negative_counts import load_tallies, save_tallies, summarize, tally_table
 from tnforge.pipelines.negative_inputs import CONTEXT, ReadInputs, input_tasks, unit_pieces
 from tnforge.pipelines.negative_units import METRICS, GenerateNegatives, auto_workers, work_units
 from tnforge.pipelines.runner import make_pipeline, pipeline_options, quiet_worker_errors
@@ -53,6 +53,8 @@ from tnforge.schemas.negative_kinds import KINDS
 OUTPUTS = ("pairs", "vocab_pairs")
 #: Scratch folder (under DIR) for the output pieces between generation and the shard writer.
 PIECES = join(SCRATCH, "negative-pieces")
+#: Scratch file (under DIR) of the groups counted in each shard as it is written (`negative_counts`).
+COUNTS = join(SCRATCH, "negative-counts.json")
 #: Scratch folder (under DIR) for the input files' rows, sorted for the units (`negative_inputs`).
 INPUTS = join(SCRATCH, "negative-inputs")
 
@@ -94,57 +96,11 @@ def build_pipeline(
         | "Generate" >> beam.ParDo(
             GenerateNegatives(settings, use_grammar, release=release), beam.pvalue.AsSingleton(read[CONTEXT])
         )
-        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES), release=release)
+        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES), release=release,
+                                  summarize=tally_table)
+        | "AllShards" >> beam.combiners.ToList()
+        | "SaveCounts" >> beam.Map(save_tallies, join(root, COUNTS))
     )
-
-
-def count_outputs(root: str) -> dict[str, Any]:
-    """Counts per split and type (and class, and subtype) of the pairs and vocabulary pairs written."""
-
-    def tally(dataset: str, by: list[str]) -> list[dict]:
-        columns = sorted({"split", "label", "negative_type", *by})
-        strings = [c for c in columns if c not in ("label", "licensed")]
-        found: dict[tuple, int] = {}
-        # File by file (one shard in memory at a time), string columns read dictionary-encoded and counted
-        # by code; the few groups are named after.
-        for path in dataset_files(root, dataset):
-            table = read_parquet(path, columns=columns, read_dictionary=strings).unify_dictionaries()
-            for row in table.group_by(columns).aggregate([("label", "count")]).to_pylist():
-                kind = "positive" if row["negative_type"] == "" and row["label"] == 1 else row["negative_type"]
-                group = (row["split"], kind, *(row[c] for c in by))
-                found[group] = found.get(group, 0) + row["label_count"]
-        names = ["split", "type", *by, "label_count"]
-        return [dict(zip(names, (*group, n), strict=True)) for group, n in found.items()]
-
-    counts: dict[str, dict[str, int]] = {}
-    by_class: dict[str, dict[str, dict[str, int]]] = {}
-    subtypes: dict[str, dict[str, int]] = {}
-    licensed = 0
-    for row in tally("pairs", ["class", "negative_subtype", "licensed"]):
-        split, kind, n = row["split"], row["type"], row["label_count"]
-        counts.setdefault(split, {}).setdefault(kind, 0)
-        counts[split][kind] += n
-        cls_counts = by_class.setdefault(split, {}).setdefault(row["class"], {})
-        cls_counts[kind] = cls_counts.get(kind, 0) + n
-        if kind != "positive":
-            name = f"{kind}:{row['negative_subtype']}" if row["negative_subtype"] else kind
-            subtypes.setdefault(split, {})[name] = subtypes.get(split, {}).get(name, 0) + n
-        if row["licensed"]:
-            licensed += n
-    vocab_counts: dict[str, dict[str, int]] = {}
-    for row in tally("vocab_pairs", []):
-        vocab_counts.setdefault(row["split"], {})[row["type"]] = row["label_count"]
-
-    def ordered(mapping: dict) -> dict:
-        return {k: ordered(v) if isinstance(v, dict) else v for k, v in sorted(mapping.items())}
-
-    return {
-        "counts": ordered(counts),
-        "by_class": ordered(by_class),
-        "subtypes": ordered(subtypes),
-        "vocab_counts": ordered(vocab_counts),
-        "licensed": licensed,
-    }
 
 
 def work_counters(result: Any) -> dict[str, int]:
@@ -170,6 +126,7 @@ def _remove_pieces(root: str) -> None:
     """Remove the pieces' scratch folder (and the scratch folder itself when nothing else is left in it)."""
     remove(join(root, PIECES))
     remove(join(root, INPUTS))
+    remove(join(root, COUNTS))
     scratch = join(root, SCRATCH)
     if is_folder(scratch) and not has_contents(scratch):
         remove(scratch)
@@ -233,12 +190,14 @@ def run_negatives(
     pipeline = make_pipeline(options)
     processes = bool(workers and workers > 1)  # worker processes, besides this one
     build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units, release=processes)
+    tallies = None
     try:
         # Memory: few malloc arenas in every process of the run; with worker processes, the driver (which only
         # passes elements between them) hands its freed heap back as it goes.
         with quiet_worker_errors(), few_malloc_arenas(), trimming() if processes else nullcontext():
             result = pipeline.run()
             result.wait_until_finish()
+        tallies = load_tallies(join(root, COUNTS))
     except BaseException as error:
         if interrupted(error):  # Beam wraps Ctrl-C in a RuntimeError: one line and exit 130, as build does
             raise Interrupted(f"interrupted; no negatives were written to {root}") from error
@@ -258,7 +217,7 @@ def run_negatives(
         "topk_from": str(topk_from) if topk_from else None,
         "generator_version": GENERATOR_VERSION,
         "work": work_counters(result),
-        **count_outputs(root),
+        **summarize(tallies),
     }
     update_section(root, "negatives", section)
     return section

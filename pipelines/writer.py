@@ -7,8 +7,8 @@ a temporary name, then renamed; shards no row reached are written empty. Works o
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import apache_beam as beam
 import pyarrow as pa
@@ -81,30 +81,39 @@ def _load(piece: pa.Table | str) -> pa.Table:
 class _WriteShard(beam.DoFn):
     """Concatenate the pieces of one shard (in a fixed order), sort and write its file; deletes nothing."""
 
-    def __init__(self, root: str, shards: Mapping[str, int], release: bool = False) -> None:
+    def __init__(self, root: str, shards: Mapping[str, int], release: bool = False,
+                 summarize: Summarize | None = None) -> None:
         self._root = root
         self._shards = dict(shards)
         self._release = release
+        self._summarize = summarize
 
-    def process(self, element: tuple[ShardKey, Iterable[pa.Table | str | None]]) -> Iterator[ShardReport]:
+    def process(self, element: tuple[ShardKey, Iterable[pa.Table | str | None]]) -> Iterator[Any]:
         key, pieces = element
-        yield write_pieces(self._root, key, self._shards[key[0]], pieces, self._release)
+        yield write_pieces(self._root, key, self._shards[key[0]], pieces, self._release, self._summarize)
+
+
+#: summarize(dataset, the shard's table as written) → a small summary of it (e.g. counts).
+Summarize = Callable[[str, pa.Table], Any]
 
 
 def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table | str | None],
-                 release: bool = False) -> ShardReport:
+                 release: bool = False, summarize: Summarize | None = None) -> Any:
     """Write shard `key` (of `count`) from its pieces (tables, spilled paths, or None for none); `release`:
-    hand the freed memory back to the system after (`collector.release_memory`)."""
+    hand the freed memory back to the system after (`collector.release_memory`). Returns its ShardReport, or
+    (report, summarize(dataset, table written)) when `summarize` is given."""
     dataset, split, shard = key
     schema = schemas.SCHEMAS[dataset]
     # Sorted here so that the pieces (memory-mapped spill files) are let go before the Parquet encoding.
     table = shard_table(_concatenated(pieces, schema), schema)
     write_shard(table, shard_path(root, dataset, split or None, shard, count), schema, prepared=True)
     rows = table.num_rows
+    summary = summarize(dataset, table) if summarize is not None else None
     del table
     if release:  # the shard's sorted copy and Parquet buffers are freed: give them back
         release_memory()
-    return ShardReport(dataset, split, shard, rows)
+    report = ShardReport(dataset, split, shard, rows)
+    return report if summarize is None else (report, summary)
 
 
 def _concatenated(pieces: Iterable[pa.Table | str | None], schema: pa.Schema) -> pa.Table:
@@ -131,18 +140,20 @@ class WriteDataset(beam.PTransform):
     memory never holds the tables). shards: shard count of each dataset written (every one of its shards
     is written, empty or not); splits: the splits of split datasets; scratch: a folder for pieces between
     grouping steps (None: the tables travel through the shuffle); release: each shard's writer hands freed
-    memory back to the system (for worker processes whose sum of memory counts). Output: a ShardReport per
-    file. Nothing here deletes its inputs.
+    memory back to the system (for worker processes whose sum of memory counts); summarize: a function of
+    (dataset, table written) run on each shard as it is written. Output: a ShardReport per file, or
+    (ShardReport, summary) with `summarize`. Nothing here deletes its inputs.
     """
 
     def __init__(self, root: str, shards: Mapping[str, int], splits: Sequence[str] = schemas.SPLITS,
-                 scratch: str | None = None, release: bool = False) -> None:
+                 scratch: str | None = None, release: bool = False, summarize: Summarize | None = None) -> None:
         super().__init__()
         self._root = str(root)
         self._shards = dict(shards)
         self._splits = tuple(splits)
         self._scratch = scratch
         self._release = release
+        self._summarize = summarize
 
     def expand(self, tables: beam.PCollection | tuple[beam.PCollection, ...]) -> beam.PCollection:
         inputs = tuple(tables) if isinstance(tables, (tuple, list)) else (tables,)
@@ -155,4 +166,4 @@ class WriteDataset(beam.PTransform):
         _ = (pipeline | "Folders" >> beam.Create(folders)
              | "RemoveStaleShards" >> beam.Map(lambda folder, root: remove_stale_shards(root, *folder), self._root))
         return ((*pieces, empty) | "WithEmptyShards" >> beam.Flatten() | "ByShard" >> beam.GroupByKey()
-                | "WriteShards" >> beam.ParDo(_WriteShard(self._root, self._shards, self._release)))
+                | "WriteShards" >> beam.ParDo(_WriteShard(self._root, self._shards, self._release, self._summarize)))
