@@ -5,16 +5,16 @@ DIR/vocab_pairs/{split}/ (VOCAB_PAIRS), and records counts in the "negatives" se
 With trivial pairs on (the default), the distinct trivial tokens of DIR/examples (`<self>`/`sil`; the train
 split's already down-sampled) are positives too, so the dual encoders learn when a token is read as written.
 
-Shape of the Beam pipeline (batches move between stages, never single rows):
-  positive files ─► read ─┬─► ToList ─► build context (one small side input)
-  example files  ─► trivial tokens (not part of the context)
-  hypotheses     ─► read + split
-  all of them ─► count distinct inputs (one combined sum → the unit count, a side input)
-              ─► assign units by hash(before) ─► GroupByKey(unit) ─► per-input negatives, chunk by chunk
-  ─► Arrow tables per (dataset, split) ─► WriteDataset (pieces spilled to scratch; shard by key, sort, write
-     every shard once).
-Grouping by the input's unit brings an input's positives from every split together, so the never-a-positive
-rule needs no global table; the unit count grows with the data (see `negative_units`).
+Shape of the Beam pipeline (only file paths, counts and the context move between stages, never rows):
+  tasks: the context, each examples file (trivial tokens), each positives file, the hypotheses file
+    ─► ReadInputs: each file's rows sorted by H(before) into a scratch Arrow file → (path, distinct inputs);
+       the context task builds the context (one small side input) in the same step
+  distinct inputs ─► one combined sum → the unit count ─► unit ids ─► Reshuffle
+    ─► each unit reads its range of H(before) from every scratch file ─► per-input negatives, chunk by chunk
+  ─► Arrow tables per (dataset, split) ─► WriteDataset (each table spilled once to scratch; per shard: sort,
+     write every shard once, count its groups) ─► the counts in one scratch JSON for the manifest.
+An input's rows from every split (and its hypotheses) fall in one unit's range, so the never-a-positive rule
+needs no global table; the unit count grows with the data (see `negative_units`, `negative_inputs`).
 """
 
 from __future__ import annotations
