@@ -2,8 +2,8 @@
 
 Each input file (a positive-pairs file, an examples file's distinct trivial tokens, a hypotheses file) is read
 by one step (`ReadInputs`); its rows are sorted by H(before) (H = `tnforge.hashing.stable_hash64`) and written
-to scratch as an Arrow file in record batches of `BATCH_ROWS` rows, the first hash of each batch in the file's
-metadata. Only the file's path and its count of distinct inputs move on (`InputFile`), never its rows. A work
+to scratch as an Arrow file in record batches (about `BATCHES_PER_FILE` per file), the first hash of each batch
+in the file's metadata. Only the file's path and its count of distinct inputs move on (`InputFile`), never its rows. A work
 unit owns a range of H(before) (`unit_bounds`), so it reads from each such file just the batches that overlap
 its range (memory-mapped locally, by byte ranges on gs://) and keeps the rows inside it: in all, every row is
 read about once whatever the unit count, and a unit holds only its own rows.
@@ -32,8 +32,12 @@ from tnforge.generators.topk import assign_splits, read_hypotheses
 from tnforge.pipelines.build_steps import count_pairs, pair_keys
 from tnforge.pipelines.negative_units import POSITIVE_COLUMNS, Piece, unit_range
 
-#: Rows per record batch of a scratch input file: a unit reads whole batches, so this bounds its overread.
+#: Record batches of a scratch input file: about BATCHES_PER_FILE of them, of MIN_BATCH_ROWS..BATCH_ROWS rows.
+#: A unit reads the batches overlapping its range, so it reads at most two batches per file beyond its own rows:
+#: with batches of 1/512 of a file, the units' overread in all is at most units / 256 times the file.
 BATCH_ROWS = 16_384
+MIN_BATCH_ROWS = 256
+BATCHES_PER_FILE = 512
 #: The sorted H(before) column of a scratch input file (dropped when a unit reads its rows).
 HASH = "_input_hash"
 #: Schema metadata of a scratch input file: the first H(before) of each record batch, comma-separated.
@@ -91,12 +95,13 @@ def spill_input(scratch: str, kind: str, source: str, table: pa.Table) -> str:
     order = np.argsort(hashes, kind="stable")
     hashes = hashes[order]
     table = table.take(order).append_column(HASH, pa.array(hashes, pa.uint64())).combine_chunks()
-    firsts = ",".join(map(str, hashes[::BATCH_ROWS].tolist())).encode()
+    rows = min(BATCH_ROWS, max(MIN_BATCH_ROWS, -(-len(hashes) // BATCHES_PER_FILE)))
+    firsts = ",".join(map(str, hashes[::rows].tolist())).encode()
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), FIRST_HASHES: firsts})
     name = hashlib.blake2b(source.encode("utf-8"), digest_size=10).hexdigest()
     path = join(scratch, f"{kind}-{name}.arrow")
     with write_atomically(path) as handle, pa.ipc.new_file(handle, table.schema) as writer:
-        writer.write_table(table, max_chunksize=BATCH_ROWS)
+        writer.write_table(table, max_chunksize=rows)
     return path
 
 
@@ -107,8 +112,8 @@ def _rows_in_range(reader: pa.ipc.RecordBatchFileReader, low: int, high: int | N
     start = max(int(np.searchsorted(firsts, np.uint64(low), side="left")) - 1, 0)
     stop = len(firsts) if high is None else int(np.searchsorted(firsts, np.uint64(high), side="left"))
     batches = [reader.get_batch(i) for i in range(start, stop)]
-    table = pa.Table.from_batches(batches, reader.schema).combine_chunks()
-    hashes = table.column(HASH).to_numpy()
+    table = pa.Table.from_batches(batches, reader.schema)  # memory-mapped batches: not copied
+    hashes = table.column(HASH).to_numpy()  # only the hashes are gathered
     first = int(np.searchsorted(hashes, np.uint64(low), side="left"))
     last = len(hashes) if high is None else int(np.searchsorted(hashes, np.uint64(high), side="left"))
     return table.slice(first, last - first).drop_columns([HASH]).replace_schema_metadata(None)

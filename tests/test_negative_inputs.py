@@ -28,6 +28,7 @@ def _rows(table: pa.Table) -> list[tuple]:
 @pytest.mark.parametrize("units", [1, 3, 64])
 def test_each_unit_reads_exactly_its_rows(positives, tmp_path, monkeypatch, units):
     monkeypatch.setattr(negative_inputs, "BATCH_ROWS", 7)
+    monkeypatch.setattr(negative_inputs, "MIN_BATCH_ROWS", 7)
     path = spill_input(str(tmp_path), "positives", "source.parquet", positives.slice(0, positives.num_rows))
     assert spill_input(str(tmp_path), "positives", "source.parquet", positives) == path  # named by its source
     expected = unit_of(positives.column("before"), units)
@@ -40,13 +41,22 @@ def test_each_unit_reads_exactly_its_rows(positives, tmp_path, monkeypatch, unit
         assert table.num_rows == int((expected == unit).sum())
         found += _rows(table)
     assert sorted(found) == _rows(positives)
-    if units == 64:  # a unit reads the batches overlapping its range, not the file
-        opened = pa.ipc.open_file(pa.memory_map(path))
-        assert opened.num_record_batches == -(-positives.num_rows // 7)
+    opened = pa.ipc.open_file(pa.memory_map(path))  # batches of 7 rows: a unit reads those overlapping its range
+    assert opened.num_record_batches == -(-positives.num_rows // 7)
+
+
+def test_batches_follow_the_file_size(positives, tmp_path):
+    """About BATCHES_PER_FILE batches per file, at least MIN_BATCH_ROWS rows each."""
+    big = pa.concat_tables([positives] * (1 + 512 * 256 // positives.num_rows))  # ≥ 512 × 256 rows
+    for table, batches in ((positives, 1 + (positives.num_rows - 1) // negative_inputs.MIN_BATCH_ROWS), (big, None)):
+        path = spill_input(str(tmp_path), "positives", f"{table.num_rows}", table)
+        found = pa.ipc.open_file(pa.memory_map(path)).num_record_batches
+        expected = [batches] if batches else range(negative_inputs.BATCHES_PER_FILE - 1, negative_inputs.BATCHES_PER_FILE + 1)
+        assert found in expected, (table.num_rows, found)
 
 
 def test_unit_pieces_from_several_files_on_gcs(gcs, positives, monkeypatch):
-    monkeypatch.setattr(negative_inputs, "BATCH_ROWS", 50)
+    monkeypatch.setattr(negative_inputs, "MIN_BATCH_ROWS", 50)
     scratch = f"{gcs.bucket('neg-inputs')}/scratch"
     half = positives.num_rows // 2
     files = [negative_inputs.InputFile("positives", spill_input(scratch, "positives", name, part), 0)
