@@ -62,6 +62,7 @@ def test_unit_pieces_from_several_files_on_gcs(gcs, positives, monkeypatch):
     files = [negative_inputs.InputFile("positives", spill_input(scratch, "positives", name, part), 0)
              for name, part in (("a", positives.slice(0, half)), ("b", positives.slice(half)))]
     files.append(negative_inputs.InputFile("positives", None, 0))  # a file without rows
+    files.append(negative_inputs.InputFile("positives", spill_input(scratch, "positives", "c", positives.slice(0, 0)), 0))
     found = []
     for unit in range(5):
         got, pieces = unit_pieces(unit, files, 5)
