@@ -3,10 +3,10 @@
 Each input file (a positive-pairs file, an examples file's distinct trivial tokens, a hypotheses file) is read
 by one step (`ReadInputs`); its rows are sorted by H(before) (H = `tnforge.hashing.stable_hash64`) and written
 to scratch as an Arrow file in record batches (about `BATCHES_PER_FILE` per file), the first hash of each batch
-in the file's metadata. Only the file's path and its count of distinct inputs move on (`InputFile`), never its rows. A work
-unit owns a range of H(before) (`unit_bounds`), so it reads from each such file just the batches that overlap
-its range (memory-mapped locally, by byte ranges on gs://) and keeps the rows inside it: in all, every row is
-read about once whatever the unit count, and a unit holds only its own rows.
+in the file's metadata. Only the file's path and its count of distinct inputs move on (`InputFile`), never its
+rows. A work unit owns a range of H(before) (`unit_bounds`), so it reads from each such file just the batches
+that overlap its range (memory-mapped locally, by byte ranges on gs://) and keeps the rows inside it: in all,
+every row is read about once whatever the unit count, and a unit holds only its own rows.
 
 The same step builds the context (`build_context`, one task among the files), so it is made while the other
 files are read, not in a stage of its own that every unit waits for.
