@@ -19,6 +19,7 @@ from tnforge.datasets import dataset_files
 from tnforge.generators.input_negatives import Settings
 from tnforge.generators.licensing import Licenser, resolve_grammar
 from tnforge.generators.negative_context import build_context
+from tnforge.pipelines.negative_inputs import read_positive_file, read_trivial_file
 from tnforge.pipelines.negative_units import (
     CHUNK_INPUTS,
     _positives,
@@ -27,7 +28,6 @@ from tnforge.pipelines.negative_units import (
     distinct_inputs,
     work_units,
 )
-from tnforge.pipelines.negatives import read_positive_file, read_trivial_file
 
 
 def main() -> None:

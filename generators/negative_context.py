@@ -8,7 +8,6 @@ vocabularies (global and per class) for edits and vocabulary pairs. The tables a
 
 from __future__ import annotations
 
-import heapq
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -108,29 +107,97 @@ def _string_hashes(values: list[str], seed: int) -> np.ndarray:
     return np.fromiter((text_hash64(v, seed=seed) for v in values), dtype=np.uint64, count=len(values))
 
 
+def _suffix_table(befores: pa.Array, afters: pa.Array, pair_hashes: np.ndarray) -> dict[str, tuple[tuple[str, str], ...]]:
+    """suffix (1..SUFFIX_MAX characters) → its SUFFIX_ENTRIES smallest (pair hash, before, after) entries as
+    (before, after), for suffixes shared by at least two inputs; in the order each suffix first occurs (row by
+    row, shortest first). Computed on arrays: one sort of every (suffix, entry) instead of a list per suffix."""
+    lengths = pc.utf8_length(befores).to_numpy(zero_copy_only=False)
+    suffixes, rows, firsts = [], [], []
+    for length in range(1, SUFFIX_MAX + 1):
+        found = np.flatnonzero(lengths >= length)
+        suffixes.append(pc.utf8_slice_codeunits(befores.take(pa.array(found)), start=-length))
+        rows.append(found)
+        firsts.append(found * SUFFIX_MAX + (length - 1))
+    encoded = pc.dictionary_encode(pa.concat_arrays(suffixes))
+    code = encoded.indices.to_numpy(zero_copy_only=False)
+    if not len(code):
+        return {}
+    row, first = np.concatenate(rows), np.concatenate(firsts)
+    before_code, before_rank = _codes_and_ranks(befores)
+    _, after_rank = _codes_and_ranks(afters)
+    order = np.lexsort((after_rank[row], before_rank[row], pair_hashes[row], code))
+    code, row, first = code[order], row[order], first[order]
+    starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+    ends = np.r_[starts[1:], len(code)]
+    member = before_code[row]
+    shared = np.minimum.reduceat(member, starts) != np.maximum.reduceat(member, starts)
+    group_first = np.minimum.reduceat(first, starts)[shared]
+    starts, ends = starts[shared], ends[shared]
+    by_first = np.argsort(group_first, kind="stable")
+    starts, ends = starts[by_first], np.minimum(ends[by_first], starts[by_first] + SUFFIX_ENTRIES)
+    names = encoded.dictionary.take(pa.array(code[starts])).to_pylist()
+    # The kept entries, suffix by suffix: positions start..end-1 of each kept group.
+    counts = ends - starts
+    kept = row[np.repeat(starts - np.r_[0, np.cumsum(counts)[:-1]], counts) + np.arange(counts.sum())]
+    pairs = list(zip(befores.take(pa.array(kept)).to_pylist(), afters.take(pa.array(kept)).to_pylist(), strict=True))
+    bounds = np.r_[0, np.cumsum(counts)].tolist()
+    return {name: tuple(pairs[bounds[i]:bounds[i + 1]]) for i, name in enumerate(names)}
+
+
+def _codes_and_ranks(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Each string's code among the distinct values and its rank in their (code point) order."""
+    encoded = pc.dictionary_encode(values)
+    order = pc.sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    return codes, rank[codes]
+
+
+#: Strings whose whitespace Arrow's ASCII split finds exactly as Python's str.split() does.
+_PLAIN_ASCII = r"^[\x20-\x7e\t\n\r\x0b\x0c]*$"
+
+
+def _words(classes: pa.Array, afters: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """(class, word) of every word of every reading (`str.split()`'s words; split by Arrow for plain ASCII
+    readings, by Python for the others)."""
+    plain = pc.match_substring_regex(afters, _PLAIN_ASCII)
+    ascii_rows = pc.filter(afters, plain)
+    lists = pc.ascii_split_whitespace(ascii_rows)
+    word_class = [pc.take(pc.filter(classes, plain), pc.list_parent_indices(lists))]
+    words = [pc.list_flatten(lists)]
+    others = pc.invert(plain)
+    other_words = [(cls, word) for cls, after in zip(pc.filter(classes, others).to_pylist(),
+                                                     pc.filter(afters, others).to_pylist(), strict=True)
+                   for word in after.split()]
+    word_class.append(pa.array([c for c, _ in other_words], pa.string()))
+    words.append(pa.array([w for _, w in other_words], pa.string()))
+    word_class, words = pa.concat_arrays(word_class), pa.concat_arrays(words)
+    kept = pc.not_equal(words, "")  # Arrow keeps the empty word around leading, trailing or no whitespace
+    return pc.filter(word_class, kept), pc.filter(words, kept)
+
+
+def _distinct_by_class(classes: pa.Array, values: pa.Array) -> dict[str, set[str]]:
+    """class → the set of its distinct values."""
+    distinct = pa.table({"class": classes, "value": values}).group_by(["class", "value"]).aggregate([])
+    found: dict[str, set[str]] = defaultdict(set)
+    for cls, value in zip(distinct.column("class").to_pylist(), distinct.column("value").to_pylist(), strict=True):
+        found[cls].add(value)
+    return found
+
+
 def build_split_context(split: str, table: pa.Table, seed: int) -> SplitContext:
     """The tables of one split from its positive pairs (columns key, class, before, after)."""
-    classes = table.column("class").to_pylist()
-    befores = table.column("before").to_pylist()
-    afters = table.column("after").to_pylist()
+    befores = table.column("before").combine_chunks()
+    afters = table.column("after").combine_chunks()
     pair_hashes = combine64(seed, table.column("key").to_numpy(zero_copy_only=False).astype(np.uint64))
+    suffix_table = _suffix_table(befores, afters, pair_hashes)
 
-    suffix_entries: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
-    class_readings: dict[str, set[str]] = defaultdict(set)
-    class_words: dict[str, set[str]] = defaultdict(set)
-    for cls, before, after, pair_hash in zip(classes, befores, afters, pair_hashes.tolist(), strict=True):
-        class_readings[cls].add(after)
-        class_words[cls].update(after.split())
-        for length in range(1, min(len(before), SUFFIX_MAX) + 1):
-            suffix_entries[before[-length:]].append((pair_hash, before, after))
-
-    suffix_table: dict[str, tuple[tuple[str, str], ...]] = {}
-    for suffix, entries in suffix_entries.items():
-        first = entries[0][1]
-        if all(before == first for _, before, _ in entries):
-            continue  # only inputs that share the suffix with another input can be confused
-        # The SUFFIX_ENTRIES smallest entries, in order (the head of the sorted list, without sorting it all).
-        suffix_table[suffix] = tuple((before, after) for _, before, after in heapq.nsmallest(SUFFIX_ENTRIES, entries))
+    classes = table.column("class").combine_chunks()
+    class_readings = _distinct_by_class(classes, afters)
+    class_words = _distinct_by_class(*_words(classes, afters))
+    for cls in class_readings:  # a class whose readings have no word (e.g. "") still has a (empty) vocabulary
+        class_words.setdefault(cls, set())
 
     hashed: dict[str, int] = {}  # a reading in the global pool and its class's pool is hashed once
 

@@ -1,7 +1,8 @@
 """Work units of the negatives pipeline: inputs spread over a number of units that grows with the data.
 
-An input (`before`) goes to unit `H(before) mod units` (H = `tnforge.hashing.stable_hash64`), so all its
-positives (every split) and hypotheses meet in one unit. The unit count comes from the data: one unit per
+An input (`before`) goes to the unit whose range of H(before) holds it (H = `tnforge.hashing.stable_hash64`;
+`unit_bounds`: units split the 64-bit range evenly), so all its positives (every split) and hypotheses meet
+in one unit; a unit reads its rows itself from the inputs' scratch files (`negative_inputs`). The unit count comes from the data: one unit per
 `INPUTS_PER_UNIT` distinct inputs (counted per file in one combined pass, a small side input), so a large
 corpus gives many bounded work units and a cluster can use as many workers. A unit is processed in chunks
 of `CHUNK_INPUTS` inputs, each chunk's tables yielded as soon as they are made (memory stays bounded).
@@ -88,9 +89,21 @@ def distinct_inputs(piece: Piece) -> int:
     return int(pc.count_distinct(table.column("before")).as_py()) if kind == "positives" and table.num_rows else 0
 
 
+def unit_bounds(units: int) -> np.ndarray:
+    """The lowest H(before) of each unit: unit u holds the inputs with H in [bound(u), bound(u + 1)), a range
+    (so a unit finds its rows in files sorted by H without reading the others)."""
+    return np.array([-(-(unit << 64) // units) for unit in range(units)], dtype=np.uint64)
+
+
+def unit_range(unit: int, units: int) -> tuple[int, int | None]:
+    """(lowest H, highest H + 1 or None for the last unit) of a unit's inputs."""
+    bounds = unit_bounds(units)
+    return int(bounds[unit]), (int(bounds[unit + 1]) if unit + 1 < units else None)
+
+
 def unit_of(befores: pa.Array | pa.ChunkedArray, units: int) -> np.ndarray:
-    """The work unit of each input: H(before) mod units, hashing each distinct input once."""
-    return (column_hashes(befores) % np.uint64(units)).astype(np.int64)
+    """The work unit of each input (the range its H(before) falls in), hashing each distinct input once."""
+    return np.searchsorted(unit_bounds(units), column_hashes(befores), side="right").astype(np.int64) - 1
 
 
 def assign_units(piece: Piece, units: int) -> Iterator[tuple[int, Piece]]:

@@ -5,31 +5,29 @@ DIR/vocab_pairs/{split}/ (VOCAB_PAIRS), and records counts in the "negatives" se
 With trivial pairs on (the default), the distinct trivial tokens of DIR/examples (`<self>`/`sil`; the train
 split's already down-sampled) are positives too, so the dual encoders learn when a token is read as written.
 
-Shape of the Beam pipeline (batches move between stages, never single rows):
-  positive files ─► read ─┬─► ToList ─► build context (one small side input)
-  example files  ─► trivial tokens (not part of the context)
-  hypotheses     ─► read + split
-  all of them ─► count distinct inputs (one combined sum → the unit count, a side input)
-              ─► assign units by hash(before) ─► GroupByKey(unit) ─► per-input negatives, chunk by chunk
-  ─► Arrow tables per (dataset, split) ─► WriteDataset (pieces spilled to scratch; shard by key, sort, write
-     every shard once).
-Grouping by the input's unit brings an input's positives from every split together, so the never-a-positive
-rule needs no global table; the unit count grows with the data (see `negative_units`).
+Shape of the Beam pipeline (only file paths, counts and the context move between stages, never rows):
+  tasks: the context, each examples file (trivial tokens), each positives file, the hypotheses file
+    ─► ReadInputs: each file's rows sorted by H(before) into a scratch Arrow file → (path, distinct inputs);
+       the context task builds the context (one small side input) in the same step
+  distinct inputs ─► one combined sum → the unit count ─► unit ids ─► Reshuffle
+    ─► each unit reads its range of H(before) from every scratch file ─► per-input negatives, chunk by chunk
+  ─► Arrow tables per (dataset, split) ─► WriteDataset (each table spilled once to scratch; per shard: sort,
+     write every shard once, count its groups) ─► the counts in one scratch JSON for the manifest.
+An input's rows from every split (and its hypotheses) fall in one unit's range, so the never-a-positive rule
+needs no global table; the unit count grows with the data (see `negative_units`, `negative_inputs`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import apache_beam as beam
-import pyarrow as pa
-import pyarrow.compute as pc
 from apache_beam.metrics.metric import MetricsFilter
 
-from tnforge.collector import few_malloc_arenas, release_memory, trimming
+from tnforge.collector import few_malloc_arenas, trimming
 from tnforge.datasets import DATASET_DIRS, dataset_files
 from tnforge.errors import Interrupted, interrupted
 from tnforge.filesystems import (
@@ -38,27 +36,16 @@ from tnforge.filesystems import (
     has_contents,
     is_folder,
     join,
-    read_parquet,
     remove,
     remove_temporaries,
 )
 from tnforge.generators.input_negatives import GENERATOR_VERSION, Settings
 from tnforge.generators.licensing import resolve_grammar
-from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import DEFAULT_CAP
-from tnforge.generators.topk import assign_splits, read_hypotheses
 from tnforge.manifest import SCRATCH, check_input, require_complete, update_section, write_manifest
-from tnforge.pipelines.build_steps import count_pairs, pair_keys
-from tnforge.pipelines.negative_units import (
-    METRICS,
-    POSITIVE_COLUMNS,
-    GenerateNegatives,
-    Piece,
-    assign_units,
-    auto_workers,
-    distinct_inputs,
-    work_units,
-)
+from tnforge.pipelines.negative_counts import load_tallies, save_tallies, summarize, tally_table
+from tnforge.pipelines.negative_inputs import CONTEXT, ReadInputs, input_tasks, unit_pieces
+from tnforge.pipelines.negative_units import METRICS, GenerateNegatives, auto_workers, work_units
 from tnforge.pipelines.runner import make_pipeline, pipeline_options, quiet_worker_errors
 from tnforge.pipelines.writer import WriteDataset
 from tnforge.schemas.negative_kinds import KINDS
@@ -66,29 +53,10 @@ from tnforge.schemas.negative_kinds import KINDS
 OUTPUTS = ("pairs", "vocab_pairs")
 #: Scratch folder (under DIR) for the output pieces between generation and the shard writer.
 PIECES = join(SCRATCH, "negative-pieces")
-
-
-def read_positive_file(path: str) -> Iterator[Piece]:
-    """("positives", rows) of one positive-pairs file."""
-    yield "positives", read_parquet(path, columns=POSITIVE_COLUMNS)
-
-
-def read_trivial_file(path: str) -> Iterator[Piece]:
-    """("positives", rows): the distinct trivial (split, class, before, after) of one examples file
-    (originals only), keyed like positive pairs."""
-    table = read_parquet(path, columns=["split", "class", "before", "after", "trivial", "copy"])
-    table = table.filter(pc.and_(table.column("trivial"), pc.equal(table.column("copy"), 0)))
-    if table.num_rows:
-        table = count_pairs(table.select(["split", "class", "before", "after"]))
-        table = table.append_column("key", pa.array(pair_keys(table), pa.uint64())).select(POSITIVE_COLUMNS)
-    release_memory()  # the examples file read is far larger than its distinct trivial tokens
-    if table.num_rows:
-        yield "positives", table
-
-
-def read_hypothesis_file(path: str, root: str) -> Iterator[Piece]:
-    """("hypotheses", rows) of a hypotheses file, each row with its example's split."""
-    yield "hypotheses", assign_splits(read_hypotheses(path), root)
+#: Scratch file (under DIR) of the groups counted in each shard as it is written (`negative_counts`).
+COUNTS = join(SCRATCH, "negative-counts.json")
+#: Scratch folder (under DIR) for the input files' rows, sorted for the units (`negative_inputs`).
+INPUTS = join(SCRATCH, "negative-inputs")
 
 
 def build_pipeline(
@@ -106,96 +74,33 @@ def build_pipeline(
     units: work units (None: one per INPUTS_PER_UNIT distinct inputs, counted in the pipeline); release: hand
     freed memory back to the system after each chunk and shard (`collector.release_memory`; worth its CPU in
     worker processes, whose memory adds up)."""
-    files = [str(path) for path in dataset_files(root, "positive_pairs")]
-    positives = (
+    tasks = input_tasks(root, settings.trivial, topk_from if "topk" in settings.kinds else None)
+    read = (
         pipeline
-        | "PositiveFiles" >> beam.Create(files)
-        | "ReadPositives" >> beam.FlatMap(read_positive_file)
+        | "InputFiles" >> beam.Create(tasks)
+        | "ReadInputs" >> beam.ParDo(ReadInputs(root, join(root, INPUTS), settings.seed)).with_outputs(
+            CONTEXT, main="files")
     )
-    contexts = (
-        positives
-        | "PositiveTables" >> beam.Map(lambda piece: piece[1])
-        | "AllPositives" >> beam.combiners.ToList()
-        | "BuildContext" >> beam.Map(build_context, settings.seed)
-    )
-    sources = [positives]
-    if settings.trivial:
-        sources.append(
-            pipeline
-            | "ExampleFiles" >> beam.Create([str(path) for path in dataset_files(root, "examples")])
-            | "ReadTrivial" >> beam.FlatMap(read_trivial_file)
-        )
-    if topk_from is not None and "topk" in settings.kinds:
-        sources.append(
-            pipeline
-            | "HypothesisFiles" >> beam.Create([str(topk_from)])
-            | "ReadHypotheses" >> beam.FlatMap(read_hypothesis_file, root)
-        )
-    pieces = sources | "AllInputs" >> beam.Flatten()
+    files = read.files
     unit_count = (
-        pieces
-        | "CountInputs" >> beam.Map(distinct_inputs)
+        files
+        | "CountInputs" >> beam.Map(lambda file: file.inputs)
         | "SumInputs" >> beam.CombineGlobally(sum)
         | "Units" >> beam.Map(work_units, override=units)
     )
     return (
-        pieces
-        | "AssignUnits" >> beam.FlatMap(assign_units, beam.pvalue.AsSingleton(unit_count))
-        | "ByUnit" >> beam.GroupByKey()
+        unit_count
+        | "UnitIds" >> beam.FlatMap(lambda count: list(range(count)))
+        | "SpreadUnits" >> beam.Reshuffle()
+        | "ReadUnits" >> beam.Map(unit_pieces, beam.pvalue.AsList(files), beam.pvalue.AsSingleton(unit_count))
         | "Generate" >> beam.ParDo(
-            GenerateNegatives(settings, use_grammar, release=release), beam.pvalue.AsSingleton(contexts)
+            GenerateNegatives(settings, use_grammar, release=release), beam.pvalue.AsSingleton(read[CONTEXT])
         )
-        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES), release=release)
+        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES), release=release,
+                                  summarize=tally_table)
+        | "AllShards" >> beam.combiners.ToList()
+        | "SaveCounts" >> beam.Map(save_tallies, join(root, COUNTS))
     )
-
-
-def count_outputs(root: str) -> dict[str, Any]:
-    """Counts per split and type (and class, and subtype) of the pairs and vocabulary pairs written."""
-
-    def tally(dataset: str, by: list[str]) -> list[dict]:
-        columns = sorted({"split", "label", "negative_type", *by})
-        strings = [c for c in columns if c not in ("label", "licensed")]
-        found: dict[tuple, int] = {}
-        # File by file (one shard in memory at a time), string columns read dictionary-encoded and counted
-        # by code; the few groups are named after.
-        for path in dataset_files(root, dataset):
-            table = read_parquet(path, columns=columns, read_dictionary=strings).unify_dictionaries()
-            for row in table.group_by(columns).aggregate([("label", "count")]).to_pylist():
-                kind = "positive" if row["negative_type"] == "" and row["label"] == 1 else row["negative_type"]
-                group = (row["split"], kind, *(row[c] for c in by))
-                found[group] = found.get(group, 0) + row["label_count"]
-        names = ["split", "type", *by, "label_count"]
-        return [dict(zip(names, (*group, n), strict=True)) for group, n in found.items()]
-
-    counts: dict[str, dict[str, int]] = {}
-    by_class: dict[str, dict[str, dict[str, int]]] = {}
-    subtypes: dict[str, dict[str, int]] = {}
-    licensed = 0
-    for row in tally("pairs", ["class", "negative_subtype", "licensed"]):
-        split, kind, n = row["split"], row["type"], row["label_count"]
-        counts.setdefault(split, {}).setdefault(kind, 0)
-        counts[split][kind] += n
-        cls_counts = by_class.setdefault(split, {}).setdefault(row["class"], {})
-        cls_counts[kind] = cls_counts.get(kind, 0) + n
-        if kind != "positive":
-            name = f"{kind}:{row['negative_subtype']}" if row["negative_subtype"] else kind
-            subtypes.setdefault(split, {})[name] = subtypes.get(split, {}).get(name, 0) + n
-        if row["licensed"]:
-            licensed += n
-    vocab_counts: dict[str, dict[str, int]] = {}
-    for row in tally("vocab_pairs", []):
-        vocab_counts.setdefault(row["split"], {})[row["type"]] = row["label_count"]
-
-    def ordered(mapping: dict) -> dict:
-        return {k: ordered(v) if isinstance(v, dict) else v for k, v in sorted(mapping.items())}
-
-    return {
-        "counts": ordered(counts),
-        "by_class": ordered(by_class),
-        "subtypes": ordered(subtypes),
-        "vocab_counts": ordered(vocab_counts),
-        "licensed": licensed,
-    }
 
 
 def work_counters(result: Any) -> dict[str, int]:
@@ -220,6 +125,8 @@ def _forget_outputs(root: str, manifest: dict[str, Any]) -> None:
 def _remove_pieces(root: str) -> None:
     """Remove the pieces' scratch folder (and the scratch folder itself when nothing else is left in it)."""
     remove(join(root, PIECES))
+    remove(join(root, INPUTS))
+    remove(join(root, COUNTS))
     scratch = join(root, SCRATCH)
     if is_folder(scratch) and not has_contents(scratch):
         remove(scratch)
@@ -283,12 +190,14 @@ def run_negatives(
     pipeline = make_pipeline(options)
     processes = bool(workers and workers > 1)  # worker processes, besides this one
     build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units, release=processes)
+    tallies = None
     try:
         # Memory: few malloc arenas in every process of the run; with worker processes, the driver (which only
         # passes elements between them) hands its freed heap back as it goes.
         with quiet_worker_errors(), few_malloc_arenas(), trimming() if processes else nullcontext():
             result = pipeline.run()
             result.wait_until_finish()
+        tallies = load_tallies(join(root, COUNTS))
     except BaseException as error:
         if interrupted(error):  # Beam wraps Ctrl-C in a RuntimeError: one line and exit 130, as build does
             raise Interrupted(f"interrupted; no negatives were written to {root}") from error
@@ -308,7 +217,7 @@ def run_negatives(
         "topk_from": str(topk_from) if topk_from else None,
         "generator_version": GENERATOR_VERSION,
         "work": work_counters(result),
-        **count_outputs(root),
+        **summarize(tallies),
     }
     update_section(root, "negatives", section)
     return section

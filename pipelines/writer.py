@@ -7,10 +7,11 @@ a temporary name, then renamed; shards no row reached are written empty. Works o
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import apache_beam as beam
+import numpy as np
 import pyarrow as pa
 
 from tnforge import schemas
@@ -19,12 +20,21 @@ from tnforge.datasets import (
     DATASET_DIRS,
     SPLIT_FREE,
     shard_name,
+    shard_of,
     shard_path,
     shard_table,
     split_shards,
     write_shard,
 )
-from tnforge.filesystems import join, matching, open_arrow_file, remove, write_atomically
+from tnforge.filesystems import (
+    is_remote,
+    join,
+    matching,
+    open_arrow_file,
+    open_seekable,
+    remove,
+    write_atomically,
+)
 
 #: (dataset, split, shard): which file a piece of rows belongs to; split is "" for split-free datasets.
 ShardKey = tuple[str, str, int]
@@ -51,18 +61,54 @@ def piece_digest(table: pa.Table) -> str:
     return hashlib.blake2b(bytes(keys) + table.num_rows.to_bytes(8, "little"), digest_size=10).hexdigest()
 
 
+#: A piece of one shard spilled to scratch: (Arrow file, its first record batch, one past its last).
+SpilledPiece = tuple[str, int, int]
+
+
 class _AssignShards(beam.DoFn):
-    """((dataset, split), table) → ((dataset, split, shard), rows); rows spilled to scratch when it is set."""
+    """((dataset, split), table) → ((dataset, split, shard), rows) for each shard its rows reach; with scratch
+    set, the table is spilled once (`spill_by_shard`) and each shard gets its batches' place in the file."""
 
     def __init__(self, shards: Mapping[str, int], scratch: str | None) -> None:
         self._shards = dict(shards)
         self._scratch = scratch
 
-    def process(self, element: tuple[tuple[str, str], pa.Table]) -> Iterator[tuple[ShardKey, pa.Table | str]]:
+    def process(self, element: tuple[tuple[str, str], pa.Table]) -> Iterator[tuple[ShardKey, pa.Table | SpilledPiece]]:
         (dataset, split), table = element
+        if self._scratch is not None:
+            yield from spill_by_shard(self._scratch, dataset, split or "", table, self._shards[dataset])
+            return
         for shard, part in split_shards(table, self._shards[dataset]).items():
-            key = (dataset, split or "", shard)
-            yield key, part if self._scratch is None else spill(self._scratch, key, part)
+            yield (dataset, split or "", shard), part
+
+
+def spill_by_shard(scratch: str, dataset: str, split: str, table: pa.Table,
+                   count: int) -> list[tuple[ShardKey, SpilledPiece]]:
+    """Write a table's rows to one Arrow file under scratch (named by its keys), grouped by shard (in their
+    order within each shard), each shard's rows in record batches of their own; return each shard's piece."""
+    if not table.num_rows:
+        return []
+    if count > 1:
+        index = shard_of(table.column("key").to_numpy(), count)
+        order = np.argsort(index, kind="stable")
+        table = table.take(order)
+        bounds = np.searchsorted(index[order], np.arange(count + 1)).tolist()
+    else:
+        bounds = [0, table.num_rows]
+    path = join(scratch, f"{dataset}-{split or 'all'}-{piece_digest(table)}.arrow")
+    pieces = []
+    with write_atomically(path) as handle, pa.ipc.new_file(handle, table.schema) as writer:
+        batches = 0
+        for shard in range(count):
+            rows = table.slice(bounds[shard], bounds[shard + 1] - bounds[shard])
+            if not rows.num_rows:
+                continue
+            written = rows.to_batches()
+            for batch in written:
+                writer.write_batch(batch)
+            pieces.append(((dataset, split, shard), (path, batches, batches + len(written))))
+            batches += len(written)
+    return pieces
 
 
 def spill(scratch: str, key: ShardKey, table: pa.Table) -> str:
@@ -74,40 +120,59 @@ def spill(scratch: str, key: ShardKey, table: pa.Table) -> str:
     return path
 
 
-def _load(piece: pa.Table | str) -> pa.Table:
-    return open_arrow_file(piece).read_all() if isinstance(piece, str) else piece
+def _load(piece: pa.Table | str | SpilledPiece) -> pa.Table:
+    if isinstance(piece, pa.Table):
+        return piece
+    if isinstance(piece, str):
+        return open_arrow_file(piece).read_all()
+    path, first, stop = piece
+    if not is_remote(path):
+        reader = pa.ipc.open_file(pa.memory_map(path))
+        return pa.Table.from_batches([reader.get_batch(i) for i in range(first, stop)], reader.schema)
+    with open_seekable(path) as handle:  # only this shard's batches, by byte ranges
+        reader = pa.ipc.open_file(handle)
+        return pa.Table.from_batches([reader.get_batch(i) for i in range(first, stop)], reader.schema)
 
 
 class _WriteShard(beam.DoFn):
     """Concatenate the pieces of one shard (in a fixed order), sort and write its file; deletes nothing."""
 
-    def __init__(self, root: str, shards: Mapping[str, int], release: bool = False) -> None:
+    def __init__(self, root: str, shards: Mapping[str, int], release: bool = False,
+                 summarize: Summarize | None = None) -> None:
         self._root = root
         self._shards = dict(shards)
         self._release = release
+        self._summarize = summarize
 
-    def process(self, element: tuple[ShardKey, Iterable[pa.Table | str | None]]) -> Iterator[ShardReport]:
+    def process(self, element: tuple[ShardKey, Iterable[pa.Table | str | SpilledPiece | None]]) -> Iterator[Any]:
         key, pieces = element
-        yield write_pieces(self._root, key, self._shards[key[0]], pieces, self._release)
+        yield write_pieces(self._root, key, self._shards[key[0]], pieces, self._release, self._summarize)
 
 
-def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table | str | None],
-                 release: bool = False) -> ShardReport:
+#: summarize(dataset, the shard's table as written) → a small summary of it (e.g. counts).
+Summarize = Callable[[str, pa.Table], Any]
+
+
+def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table | str | SpilledPiece | None],
+                 release: bool = False, summarize: Summarize | None = None) -> Any:
     """Write shard `key` (of `count`) from its pieces (tables, spilled paths, or None for none); `release`:
-    hand the freed memory back to the system after (`collector.release_memory`)."""
+    hand the freed memory back to the system after (`collector.release_memory`). Returns its ShardReport, or
+    (report, summarize(dataset, table written)) when `summarize` is given."""
     dataset, split, shard = key
     schema = schemas.SCHEMAS[dataset]
     # Sorted here so that the pieces (memory-mapped spill files) are let go before the Parquet encoding.
     table = shard_table(_concatenated(pieces, schema), schema)
     write_shard(table, shard_path(root, dataset, split or None, shard, count), schema, prepared=True)
     rows = table.num_rows
+    summary = summarize(dataset, table) if summarize is not None else None
     del table
     if release:  # the shard's sorted copy and Parquet buffers are freed: give them back
         release_memory()
-    return ShardReport(dataset, split, shard, rows)
+    report = ShardReport(dataset, split, shard, rows)
+    return report if summarize is None else (report, summary)
 
 
-def _concatenated(pieces: Iterable[pa.Table | str | None], schema: pa.Schema) -> pa.Table:
+def _concatenated(pieces: Iterable[pa.Table | str | SpilledPiece | None], schema: pa.Schema) -> pa.Table:
     """The rows of a shard's pieces, in a fixed order (by their keys' digest)."""
     tables = [_load(p) for p in pieces if p is not None]
     tables.sort(key=piece_digest)
@@ -131,18 +196,20 @@ class WriteDataset(beam.PTransform):
     memory never holds the tables). shards: shard count of each dataset written (every one of its shards
     is written, empty or not); splits: the splits of split datasets; scratch: a folder for pieces between
     grouping steps (None: the tables travel through the shuffle); release: each shard's writer hands freed
-    memory back to the system (for worker processes whose sum of memory counts). Output: a ShardReport per
-    file. Nothing here deletes its inputs.
+    memory back to the system (for worker processes whose sum of memory counts); summarize: a function of
+    (dataset, table written) run on each shard as it is written. Output: a ShardReport per file, or
+    (ShardReport, summary) with `summarize`. Nothing here deletes its inputs.
     """
 
     def __init__(self, root: str, shards: Mapping[str, int], splits: Sequence[str] = schemas.SPLITS,
-                 scratch: str | None = None, release: bool = False) -> None:
+                 scratch: str | None = None, release: bool = False, summarize: Summarize | None = None) -> None:
         super().__init__()
         self._root = str(root)
         self._shards = dict(shards)
         self._splits = tuple(splits)
         self._scratch = scratch
         self._release = release
+        self._summarize = summarize
 
     def expand(self, tables: beam.PCollection | tuple[beam.PCollection, ...]) -> beam.PCollection:
         inputs = tuple(tables) if isinstance(tables, (tuple, list)) else (tables,)
@@ -155,4 +222,4 @@ class WriteDataset(beam.PTransform):
         _ = (pipeline | "Folders" >> beam.Create(folders)
              | "RemoveStaleShards" >> beam.Map(lambda folder, root: remove_stale_shards(root, *folder), self._root))
         return ((*pieces, empty) | "WithEmptyShards" >> beam.Flatten() | "ByShard" >> beam.GroupByKey()
-                | "WriteShards" >> beam.ParDo(_WriteShard(self._root, self._shards, self._release)))
+                | "WriteShards" >> beam.ParDo(_WriteShard(self._root, self._shards, self._release, self._summarize)))

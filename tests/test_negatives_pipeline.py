@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from tnforge import datasets, schemas
 from tnforge.cli import cli
+from tnforge.pipelines.negative_counts import count_outputs
 from tnforge.pipelines.negative_units import usable_cores
 from tnforge.pipelines.negatives import run_negatives
 
@@ -99,6 +100,10 @@ def test_layout_schema_and_manifest(ratio10):
     assert trivial and negatives["trivial"] is True
     assert sum(c["positive"] for c in negatives["counts"].values()) == positives.num_rows + len(trivial)
     assert pairs.column("licensed").null_count == pairs.num_rows  # no grammar: not judged
+    # The counts the shard writers took of each table they wrote are those of the files read back.
+    from_files = count_outputs(str(root))
+    assert from_files["counts"]["train"]["synthetic"] > 0 and from_files["vocab_counts"]["dev"]["class"] > 0
+    assert {name: negatives[name] for name in from_files} == json.loads(json.dumps(from_files))
 
 
 def test_never_a_positive_across_splits(ratio10):

@@ -11,9 +11,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tnforge import schemas
-from tnforge.datasets import SORT_KEYS, dataset_files, shard_of
+from tnforge.datasets import SORT_KEYS, dataset_files, shard_of, split_shards
 from tnforge.pipelines.runner import make_pipeline, pipeline_options
-from tnforge.pipelines.writer import ShardReport, WriteDataset, expected_shards, spill, write_pieces
+from tnforge.pipelines.writer import (
+    ShardReport,
+    WriteDataset,
+    _load,
+    expected_shards,
+    spill,
+    spill_by_shard,
+    write_pieces,
+)
 
 
 def pairs(split: str, n: int, start: int = 0) -> pa.Table:
@@ -79,7 +87,27 @@ def test_split_free_datasets_and_stale_shards(tmp_path):
 def test_spilled_pieces_are_kept_for_a_retry(tmp_path):
     scratch = tmp_path / "scratch"
     run([(("positive_pairs", "train"), pairs("train", 20))], tmp_path / "out", {"positive_pairs": 2}, scratch)
-    assert len(list(scratch.glob("*.arrow"))) == 2  # the writer deletes none of its inputs
+    assert len(list(scratch.glob("*.arrow"))) == 1  # one file per table spilled; the writer deletes none
+
+
+def test_a_table_spilled_once_gives_each_shard_its_own_batches(tmp_path):
+    """A table is spilled to one file, each shard's rows in batches of their own (in their order in the
+    table); loading a shard's piece gives exactly the rows `split_shards` gives it, and the files written
+    from spilled pieces are those written from the tables themselves."""
+    table = pa.concat_tables([pairs("train", 30), pairs("train", 25, 30)])  # two chunks
+    pieces = spill_by_shard(str(tmp_path / "scratch"), "positive_pairs", "train", table, 4)
+    assert len({path for _, (path, _, _) in pieces}) == 1
+    expected = split_shards(table, 4)
+    assert [key for key, _ in pieces] == [("positive_pairs", "train", s) for s in sorted(expected)]
+    for (_, _, shard), piece in pieces:
+        assert _load(piece).equals(expected[shard].combine_chunks())
+    assert spill_by_shard(str(tmp_path / "scratch"), "positive_pairs", "train", table, 4) == pieces  # a retry
+    for (_, _, shard), piece in pieces:
+        key = ("positive_pairs", "train", shard)
+        write_pieces(str(tmp_path / "spilled"), key, 4, [piece])
+        write_pieces(str(tmp_path / "direct"), key, 4, [expected[shard]])
+    spilled, direct = (sorted((tmp_path / name / "positives" / "train").iterdir()) for name in ("spilled", "direct"))
+    assert [p.read_bytes() for p in spilled] == [p.read_bytes() for p in direct] and len(spilled) == len(expected)
 
 
 def test_writing_a_shard_twice_gives_the_same_file_and_deletes_nothing(tmp_path):
