@@ -427,18 +427,6 @@ def chunk_columns(
     return pa.concat_tables([_with_hashes(rows_table(chunk.rows)), _select(chunk, wanted)]), vocab
 
 
-def chunk_pairs(
-    inputs: Sequence[str],
-    positives: Mapping[str, Sequence[Positive]],
-    hypotheses: Mapping[str, Sequence[Hypothesis]],
-    contexts: Mapping[str, SplitContext],
-    settings: Settings,
-) -> tuple[list[tuple], list[VocabGroup]]:
-    """`chunk_columns` with the pair rows as tuples (`PairRow` fields)."""
-    table, vocab = chunk_columns(inputs, positives, hypotheses, contexts, settings)
-    return list(zip(*(table.column(name).to_pylist() for name in ROW_SCHEMA.names), strict=True)), vocab
-
-
 def _with_hashes(table: pa.Table) -> pa.Table:
     """A `ROW_SCHEMA` table with a `reading_hash` column of nulls (not known)."""
     return table.append_column(CHUNK_SCHEMA.field("reading_hash"), pa.nulls(table.num_rows, pa.uint64()))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 
 from tnforge.generators import word_categories as wc
-from tnforge.generators.input_negatives import PairRow, Positive, Settings, chunk_pairs
+from tnforge.generators.input_negatives import ROW_SCHEMA, PairRow, Positive, Settings, chunk_columns
 from tnforge.generators.negative_context import SUFFIX_MAX, SplitContext
 from tnforge.generators.negative_sampling import rotation_parameters
 from tnforge.generators.topk import Hypothesis
@@ -234,6 +234,18 @@ def within_class(semiotic_class: str, context: SplitContext, base: int) -> Itera
 def global_draws(context: SplitContext, base: int) -> Iterator[tuple[str, str, str]]:
     """Readings of any other input in the split."""
     return draws(context.global_pool, base, 0x610BA1, GLOBAL)
+
+
+def chunk_pairs(
+    inputs: Sequence[str],
+    positives: Mapping[str, Sequence[Positive]],
+    hypotheses: Mapping[str, Sequence[Hypothesis]],
+    contexts: Mapping[str, SplitContext],
+    settings: Settings,
+) -> tuple[list[tuple], list[VocabGroup]]:
+    """`chunk_columns` with the pair rows as tuples (`PairRow` fields)."""
+    table, vocab = chunk_columns(inputs, positives, hypotheses, contexts, settings)
+    return list(zip(*(table.column(name).to_pylist() for name in ROW_SCHEMA.names), strict=True)), vocab
 
 
 def input_pairs(

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from negatives_reference import draws, generic_list, meaning_list, shape_of, suffix_list
+from negatives_reference import chunk_pairs, draws, generic_list, meaning_list, shape_of, suffix_list
 
 from tnforge import schemas
 from tnforge.generators.candidate_arrays import budgets, draw_grid, rotate
@@ -21,7 +21,7 @@ from tnforge.generators.edit_arrays import (
     meaning_edits,
     suffix_edits,
 )
-from tnforge.generators.input_negatives import Positive, Settings, chunk_columns, chunk_pairs
+from tnforge.generators.input_negatives import Positive, Settings, chunk_columns
 from tnforge.generators.negative_context import build_context
 from tnforge.generators.negative_sampling import budget, rotation
 from tnforge.generators.pair_tables import columns_table, pairs_table
@@ -125,11 +125,17 @@ def test_suffix_edits_match_the_reference(sample):
         assert found.get(i, []) == suffix_list(before, context, int(bases[i]), int(limits[i]))
 
 
+def _train_positives(pairs) -> dict[str, list[Positive]]:
+    """before → its train positives, from (class, before, after) triples."""
+    positives: dict[str, list[Positive]] = {}
+    for cls, before, after in pairs:
+        positives.setdefault(before, []).append(Positive("train", cls, after, stable_hash64(cls, before, after)))
+    return positives
+
+
 def test_chunk_rows_do_not_depend_on_the_chunking(sample):
     context, pairs, _ = sample
-    positives: dict[str, list[Positive]] = {}
-    for cls, before, after in pairs[:3000]:
-        positives.setdefault(before, []).append(Positive("train", cls, after, stable_hash64(cls, before, after)))
+    positives = _train_positives(pairs[:3000])
     settings = Settings(frozenset({"synthetic", "random"}), 10, 100, 0, trivial=True)
     inputs = sorted(positives)
     whole, _ = chunk_pairs(inputs, positives, {}, {"train": context}, settings)
@@ -153,9 +159,7 @@ def test_the_column_path_gives_the_row_path_table(sample):
     """`columns_table` of `chunk_columns` (pool draws carry their readings' hashes) is `pairs_table` of
     `chunk_pairs` (tuples, every reading hashed), with a judge that licenses some negatives."""
     context, pairs, _ = sample
-    positives: dict[str, list[Positive]] = {}
-    for cls, before, after in pairs[:2000]:
-        positives.setdefault(before, []).append(Positive("train", cls, after, stable_hash64(cls, before, after)))
+    positives = _train_positives(pairs[:2000])
     settings = Settings(frozenset({"synthetic", "random"}), 10, 100, 0, trivial=True)
     inputs = sorted(positives)
     columns, _ = chunk_columns(inputs, positives, {}, {"train": context}, settings)
