@@ -26,6 +26,7 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     parser.add_argument("--repeats", type=int, default=2, help="timed decodes per configuration (best kept)")
     parser.add_argument("--out", type=Path, default=None, help="folder for comparison.md/json")
     args = parser.parse_args()
@@ -40,7 +41,7 @@ def main() -> None:
     from tnforge.trainers.seq2seq.loading import load_model
 
     torch.set_num_threads(args.threads)
-    loaded = load_model(args.model, "cpu")
+    loaded = load_model(args.model, args.device)
     files = example_files(args.data, args.split)
     reading_words, covered = adapter.reading_words()
     grammar = {"reading_words": reading_words, "covered": covered}

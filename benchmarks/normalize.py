@@ -34,6 +34,7 @@ def main() -> None:
     parser.add_argument("--splits", default="dev,test")
     parser.add_argument("--sentences", type=int, default=2000, help="lines normalized per timing")
     parser.add_argument("--threads", default="1,2", help="comma-separated torch CPU thread counts")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (the model's device)")
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=256)
     args = parser.parse_args()
@@ -52,7 +53,7 @@ def main() -> None:
     results = []
     for threads in (int(t) for t in args.threads.split(",")):
         torch.set_num_threads(threads)
-        loaded = load_model(args.model, "cpu")
+        loaded = load_model(args.model, args.device)
         for grammar in (True, False):
             constraint = reading_words = None
             if grammar:  # as `normalize --grammar-constraint`: the mask, and the grammar's one readings
@@ -64,7 +65,7 @@ def main() -> None:
             normalize_lines(normalizer, iter(texts), lambda _text: None)  # warm-up: grammar, caches
             warm_up = time.monotonic() - started
             done = normalize_lines(normalizer, iter(lines), lambda _text: None)
-            results.append({"threads": threads, "grammar": grammar, "sentences": done.sentences,
+            results.append({"device": args.device, "threads": threads, "grammar": grammar, "sentences": done.sentences,
                             "tokens": done.tokens, "decoded": done.decoded, "seconds": round(done.seconds, 2),
                             "sentences_per_s": round(done.sentences / done.seconds, 1),
                             "warm_up_s": round(warm_up, 1)})

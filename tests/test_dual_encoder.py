@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pyarrow as pa
 import pytest
-from tiny_models import SMALL, pairs_rows
+from tiny_models import SMALL, pairs_rows, write_pair_dataset
 
 from tnforge import schemas
 from tnforge.datasets import dataset_path, write_sharded
@@ -30,14 +30,7 @@ from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encod
 
 @pytest.fixture(scope="module")
 def pair_dataset(tmp_path_factory: pytest.TempPathFactory) -> str:
-    root = tmp_path_factory.mktemp("de_data")
-    for split, numbers in (("train", list(range(60))), ("dev", list(range(0, 60, 3)))):
-        pairs, vocab = pairs_rows(split, numbers)
-        write_sharded(pa.Table.from_pydict(pairs, schema=schemas.PAIRS), dataset_path(root, "pairs", split),
-                      schemas.PAIRS)
-        write_sharded(pa.Table.from_pydict(vocab, schema=schemas.VOCAB_PAIRS),
-                      dataset_path(root, "vocab_pairs", split), schemas.VOCAB_PAIRS)
-    return str(root)
+    return write_pair_dataset(tmp_path_factory.mktemp("de_data"))
 
 
 

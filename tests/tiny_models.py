@@ -130,5 +130,16 @@ def pairs_rows(split: str, numbers: list[int]) -> tuple[dict, dict]:
     return pairs, vocab
 
 
+def write_pair_dataset(root: Path) -> str:
+    """A dataset of number-word pairs and vocabulary pairs (train: 0–59, dev: every third) for the DEs."""
+    for split, numbers in (("train", list(range(60))), ("dev", list(range(0, 60, 3)))):
+        pairs, vocab = pairs_rows(split, numbers)
+        write_sharded(pa.Table.from_pydict(pairs, schema=schemas.PAIRS), dataset_path(root, "pairs", split),
+                      schemas.PAIRS)
+        write_sharded(pa.Table.from_pydict(vocab, schema=schemas.VOCAB_PAIRS),
+                      dataset_path(root, "vocab_pairs", split), schemas.VOCAB_PAIRS)
+    return str(root)
+
+
 #: A dual encoder small enough to train in seconds.
 SMALL = dict(input_buckets=4096, output_buckets=4096, embedding=32, hidden=64, dim=32, head_hidden=32, dropout=0.0)

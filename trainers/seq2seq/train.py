@@ -181,7 +181,8 @@ def train(config: TrainConfig, resume: bool = False, overwrite: bool = False) ->
         model.load_state_dict(payload["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
-        scaler.load_state_dict(state["scaler"])
+        if state["scaler"]:  # empty when the run so far was on the CPU: a CUDA resume starts a fresh scaler
+            scaler.load_state_dict(state["scaler"])
         epoch, step, batch_in_epoch = state["epoch"], state["step"], state["batch_in_epoch"]
         bad_evals, best, elapsed_before = state["bad_evals"], state["best"], state["elapsed"]
         torch.set_rng_state(state["rng"])

@@ -45,7 +45,7 @@ class TaggerConfig:
     max_words: int = 2000  # frequent words with their own rank feature
     seed: int = 0
     threads: int = 1  # xgboost's OpenMP threads spin-wait: on a busy machine 2 threads ran 10x slower than 1
-    device: str = "cpu"  # xgboost's device: cpu, cuda or cuda:N (CUDA untested here: no GPU on this machine)
+    device: str = "cpu"  # xgboost's device: cpu, cuda or cuda:N (run on an H100: docs/training.md, "On a GPU")
     overwrite: bool = False
 
 

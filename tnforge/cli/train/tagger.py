@@ -32,7 +32,7 @@ T = TaggerConfig()
 @click.option("--max-words", default=T.max_words, type=click.IntRange(0), help="Frequent words with their own feature.")
 @common.seed_option(T.seed, "Seed of the trees and the folds.")
 @click.option("--threads", default=T.threads, type=click.IntRange(1), help="CPU threads of xgboost.")
-@common.device_option(T.device, "cpu (default), cuda or cuda:N: xgboost's device (CUDA untested: no GPU here).")
+@common.device_option(T.device, "cpu (default), cuda or cuda:N: xgboost's device.")
 def tagger(**options: Any) -> None:
     """Train the semiotic-class tagger on every token of the train split; report per-class figures on dev.
 
