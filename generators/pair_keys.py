@@ -17,8 +17,10 @@ import pyarrow.compute as pc
 from tnforge.hashing import mix64, stable_hash64
 
 
+@lru_cache(maxsize=1 << 15)
 def group_hash(split: str, semiotic_class: str, before: str) -> int:
-    """H(split, class, before)."""
+    """H(split, class, before), cached: a chunk's pairs table meets each group in two runs (its positives, then
+    its negatives) and its vocabulary table once more (a chunk has a few thousand groups; the cache is bounded)."""
     return text_hash64(split, semiotic_class, before)
 
 

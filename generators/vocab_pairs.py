@@ -136,6 +136,19 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     return group[position], word[position], from_class[position]
 
 
+def _listed(groups: Sequence[VocabGroup]) -> tuple[list[str], list[str]]:
+    """Each group's positive words (type "") then its listed negative words, and their types, end to end."""
+    words: list[str] = []
+    types: list[str] = []
+    for group in groups:
+        words += group.words
+        types += [""] * len(group.words)
+        for word, kind in group.listed:
+            words.append(word)
+            types.append(kind)
+    return words, types
+
+
 def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContext], generator_version: str) -> pa.Table:
     """A VOCAB_PAIRS table: every group's positive words, top-k words and drawn negative words."""
     parts = [table for _, table in vocab_tables(groups, contexts, generator_version)]
@@ -150,8 +163,7 @@ def vocab_tables(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitConte
         context = context_for(contexts, split)
         hashes = np.array([group_hash(g.split, g.semiotic_class, g.before) for g in here], dtype=np.uint64)
         # Positive words (label 1) then listed negative words of each group: few per input, listed directly.
-        listed_word = [w for g in here for w in (*g.words, *(word for word, _ in g.listed))]
-        listed_type = [t for g in here for t in (*[""] * len(g.words), *(kind for _, kind in g.listed))]
+        listed_word, listed_type = _listed(here)
         sizes = np.array([(len(g.words), len(g.listed)) for g in here], dtype=np.int64).reshape(-1, 2)
         listed_group = np.repeat(np.arange(len(here)), sizes.sum(axis=1))
         listed_label = np.repeat(np.tile(np.array([1, 0], dtype=np.int8), len(here)), sizes.reshape(-1))

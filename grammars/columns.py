@@ -34,16 +34,19 @@ def normalized(readings: pa.Array) -> pa.Array:
     return pc.replace_with_mask(readings, pa.array(flagged), pa.array(fixed, pa.string()))
 
 
-def lattice_words(lattice: Lattice, known: dict[int, list[str]]) -> list[str]:
-    """Every word of every slot choice of a lattice (with repeats). `known` holds the words of slots seen
-    before, by `id` (the caller keeps those slots alive): the class modules share memoized sub-lattices."""
-    found: list[str] = []
-    for path in lattice:
-        for slot in path:
-            words = known.get(id(slot))
-            if words is None:
-                words = known[id(slot)] = [word for choice in slot for word in choice.split()]
-            found += words
+def lattice_codes(lattice: Lattice, known: dict[int, np.ndarray], vocabulary: dict[str, int]) -> list[np.ndarray]:
+    """The word codes (`vocabulary`: word → code, grown as words are met) of every distinct slot of a lattice, one
+    array per slot. `known` holds the codes of slots seen before, by `id` (the caller keeps those slots alive):
+    the class modules share memoized sub-lattices, and a lattice's paths share slots."""
+    slots = {id(slot): slot for path in lattice for slot in path}
+    found = []
+    for key, slot in slots.items():
+        codes = known.get(key)
+        if codes is None:
+            add = vocabulary.setdefault
+            codes = known[key] = np.array([add(word, len(vocabulary)) for choice in slot for word in choice.split()],
+                                          dtype=np.int64)
+        found.append(codes)
     return found
 
 
@@ -85,18 +88,24 @@ def licenses_columns(grammar: Grammar, befores: pa.Array, readings: pa.Array, cl
         token_of = token_of.reshape(-1)
         found = [grammar.token_readings(before_names[t % len(before_names)], class_names[t // len(before_names)])
                  for t in tokens.tolist()]
-        known: dict[int, list[str]] = {}
-        words = [lattice_words(token.lattice, known) for token in found]
-        # Each asked reading's words as (token, word) codes, looked up among its lattice's (token, word) codes.
+        known: dict[int, np.ndarray] = {}
+        vocabulary: dict[str, int] = {}
+        slots = [lattice_codes(token.lattice, known, vocabulary) for token in found]
+        # Each asked reading's words as (token, word) codes, looked up among its lattice's (token, word) codes; a
+        # word no lattice of the chunk has (code -1) is never present.
         split = pc.split_pattern(readings.take(pa.array(asked)), " ")
-        reading_words = pc.list_flatten(split)
         parent = pc.list_parent_indices(split).to_numpy(zero_copy_only=False)
-        word_code, distinct = _codes(pa.concat_arrays([reading_words, pa.array(
-            [w for found_words in words for w in found_words], pa.string())]))
-        width = max(len(distinct), 1)
-        owner = np.repeat(np.arange(len(found), dtype=np.int64), [len(w) for w in words])
-        present = pc.is_in(pa.array(token_of[parent] * width + word_code[:len(parent)]),
-                           value_set=pa.array(owner * width + word_code[len(parent):])).to_numpy(zero_copy_only=False)
+        word_code = pc.fill_null(pc.index_in(pc.list_flatten(split), value_set=pa.array(list(vocabulary), pa.string())),
+                                 -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        width = max(len(vocabulary), 1)
+        sizes = np.array([sum(map(len, codes)) for codes in slots], dtype=np.int64)
+        lattice_pairs = np.repeat(np.arange(len(found), dtype=np.int64) * width, sizes)
+        if len(lattice_pairs):
+            lattice_pairs += np.concatenate([codes for token_slots in slots for codes in token_slots])
+        known_word = word_code >= 0
+        present = np.zeros(len(parent), dtype=bool)
+        present[known_word] = pc.is_in(pa.array(token_of[parent[known_word]] * width + word_code[known_word]),
+                                       value_set=pa.array(lattice_pairs)).to_numpy(zero_copy_only=False)
         plausible = np.flatnonzero(np.bincount(parent[~present], minlength=len(asked)) == 0)
         for i, token, reading in zip(asked[plausible].tolist(), token_of[plausible].tolist(),
                                      readings.take(pa.array(asked[plausible])).to_pylist(), strict=True):
