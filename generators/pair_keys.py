@@ -41,10 +41,19 @@ def type_hash(negative_type: str) -> int:
 def string_hashes(values: Sequence[str]) -> np.ndarray:
     """H(value) for each value: `stable_hash64(value)` of a single string (seed 0), computed without the
     general function's joining and keying (the same bytes are hashed, so the same values come out)."""
-    blake2b, from_bytes = hashlib.blake2b, int.from_bytes
-    return np.fromiter(
-        (from_bytes(blake2b(v.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little") for v in values),
-        dtype=np.uint64, count=len(values))
+    return _digests([value.encode("utf-8", "surrogatepass") for value in values])
+
+
+def array_hashes(values: pa.Array) -> np.ndarray:
+    """`string_hashes` of a string array's values, hashing Arrow's UTF-8 bytes as they are (no `str` made)."""
+    return _digests(values.cast(pa.binary()).to_pylist())
+
+
+def _digests(data: Sequence[bytes]) -> np.ndarray:
+    """The 8-byte blake2b digests of `data` read as little-endian 64-bit integers (digests joined, read at once)."""
+    blake2b = hashlib.blake2b
+    joined = b"".join([blake2b(item, digest_size=8).digest() for item in data])
+    return np.frombuffer(joined, dtype="<u8").astype(np.uint64)
 
 
 def column_hashes(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -52,7 +61,7 @@ def column_hashes(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     encoded = pc.dictionary_encode(values)
-    hashes = string_hashes(encoded.dictionary.to_pylist())
+    hashes = array_hashes(encoded.dictionary)
     return hashes[encoded.indices.to_numpy(zero_copy_only=False)]
 
 

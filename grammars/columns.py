@@ -34,19 +34,17 @@ def normalized(readings: pa.Array) -> pa.Array:
     return pc.replace_with_mask(readings, pa.array(flagged), pa.array(fixed, pa.string()))
 
 
-def lattice_codes(lattice: Lattice, known: dict[int, np.ndarray], vocabulary: dict[str, int]) -> list[np.ndarray]:
-    """The word codes (`vocabulary`: word → code, grown as words are met) of every distinct slot of a lattice, one
-    array per slot. `known` holds the codes of slots seen before, by `id` (the caller keeps those slots alive):
-    the class modules share memoized sub-lattices, and a lattice's paths share slots."""
-    slots = {id(slot): slot for path in lattice for slot in path}
-    found = []
-    for key, slot in slots.items():
+def lattice_codes(lattice: Lattice, known: dict[int, list[int]], vocabulary: dict[str, int]) -> list[int]:
+    """The word codes (`vocabulary`: word → code, grown as words are met) of the words of a lattice's distinct
+    slots (with repeats across slots). `known` holds the codes of slots seen before, by `id` (the caller keeps
+    those slots alive): the class modules share memoized sub-lattices, and a lattice's paths share slots."""
+    found: list[int] = []
+    for key, slot in {id(slot): slot for path in lattice for slot in path}.items():
         codes = known.get(key)
         if codes is None:
             add = vocabulary.setdefault
-            codes = known[key] = np.array([add(word, len(vocabulary)) for choice in slot for word in choice.split()],
-                                          dtype=np.int64)
-        found.append(codes)
+            codes = known[key] = [add(word, len(vocabulary)) for choice in slot for word in choice.split()]
+        found += codes
     return found
 
 
@@ -88,9 +86,14 @@ def licenses_columns(grammar: Grammar, befores: pa.Array, readings: pa.Array, cl
         token_of = token_of.reshape(-1)
         found = [grammar.token_readings(before_names[t % len(before_names)], class_names[t // len(before_names)])
                  for t in tokens.tolist()]
-        known: dict[int, np.ndarray] = {}
+        known: dict[int, list[int]] = {}
         vocabulary: dict[str, int] = {}
-        slots = [lattice_codes(token.lattice, known, vocabulary) for token in found]
+        flat: list[int] = []  # every token's lattice word codes, token after token
+        sizes = np.zeros(len(found), dtype=np.int64)
+        for at, token in enumerate(found):
+            codes = lattice_codes(token.lattice, known, vocabulary)
+            sizes[at] = len(codes)
+            flat += codes
         # Each asked reading's words as (token, word) codes, looked up among its lattice's (token, word) codes; a
         # word no lattice of the chunk has (code -1) is never present.
         split = pc.split_pattern(readings.take(pa.array(asked)), " ")
@@ -98,10 +101,7 @@ def licenses_columns(grammar: Grammar, befores: pa.Array, readings: pa.Array, cl
         word_code = pc.fill_null(pc.index_in(pc.list_flatten(split), value_set=pa.array(list(vocabulary), pa.string())),
                                  -1).to_numpy(zero_copy_only=False).astype(np.int64)
         width = max(len(vocabulary), 1)
-        sizes = np.array([sum(map(len, codes)) for codes in slots], dtype=np.int64)
-        lattice_pairs = np.repeat(np.arange(len(found), dtype=np.int64) * width, sizes)
-        if len(lattice_pairs):
-            lattice_pairs += np.concatenate([codes for token_slots in slots for codes in token_slots])
+        lattice_pairs = np.repeat(np.arange(len(found), dtype=np.int64) * width, sizes) + np.array(flat, dtype=np.int64)
         known_word = word_code >= 0
         present = np.zeros(len(parent), dtype=bool)
         present[known_word] = pc.is_in(pa.array(token_of[parent[known_word]] * width + word_code[known_word]),
