@@ -23,6 +23,9 @@ from tnforge.grammars.lattice import Lattice, path_accepts
 NEEDS_NORMALIZING = (r"_letter|^ | $|  |[\t\n\x{0b}\x{0c}\r\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}"
                      r"\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]")
 
+#: The most (token, word) codes of a chunk looked up in a dense table (one byte each) rather than a hash set.
+DENSE_PAIRS = 1 << 25
+
 
 def normalized(readings: pa.Array) -> pa.Array:
     """`normalize_reading` of every reading: in Python only for the few it can change."""
@@ -103,9 +106,15 @@ def licenses_columns(grammar: Grammar, befores: pa.Array, readings: pa.Array, cl
         width = max(len(vocabulary), 1)
         lattice_pairs = np.repeat(np.arange(len(found), dtype=np.int64) * width, sizes) + np.array(flat, dtype=np.int64)
         known_word = word_code >= 0
+        asked_pairs = token_of[parent[known_word]] * width + word_code[known_word]
         present = np.zeros(len(parent), dtype=bool)
-        present[known_word] = pc.is_in(pa.array(token_of[parent[known_word]] * width + word_code[known_word]),
-                                       value_set=pa.array(lattice_pairs)).to_numpy(zero_copy_only=False)
+        if len(found) * width <= DENSE_PAIRS:  # a table of every (token, word) code: one lookup per word
+            table = np.zeros(len(found) * width, dtype=bool)
+            table[lattice_pairs] = True
+            present[known_word] = table[asked_pairs]
+        else:
+            present[known_word] = pc.is_in(pa.array(asked_pairs),
+                                           value_set=pa.array(lattice_pairs)).to_numpy(zero_copy_only=False)
         plausible = np.flatnonzero(np.bincount(parent[~present], minlength=len(asked)) == 0)
         for i, token, reading in zip(asked[plausible].tolist(), token_of[plausible].tolist(),
                                      readings.take(pa.array(asked[plausible])).to_pylist(), strict=True):
