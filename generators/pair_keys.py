@@ -7,7 +7,7 @@ key = mix64(mix64(H(split, class, before) ^ H(value)) ^ H(type)), H = `tnforge.h
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -49,10 +49,20 @@ def array_hashes(values: pa.Array) -> np.ndarray:
     return _digests(values.cast(pa.binary()).to_pylist())
 
 
-def _digests(data: Sequence[bytes]) -> np.ndarray:
-    """The 8-byte blake2b digests of `data` read as little-endian 64-bit integers (digests joined, read at once)."""
+def text_hashes(rows: Iterable[Sequence[str]], seed: int = 0) -> np.ndarray:
+    """`text_hash64(*parts, seed=seed)` of each row of string parts, as one array."""
+    return _digests(["\x1f".join(parts).encode("utf-8", "surrogatepass") for parts in rows], seed)
+
+
+def _digests(data: Sequence[bytes], seed: int = 0) -> np.ndarray:
+    """The 8-byte blake2b digests of `data` (keyed by a non-zero `seed`, as `stable_hash64`) read as
+    little-endian 64-bit integers (digests joined, read at once)."""
     blake2b = hashlib.blake2b
-    joined = b"".join([blake2b(item, digest_size=8).digest() for item in data])
+    if seed:
+        key = seed.to_bytes(8, "little", signed=False)
+        joined = b"".join([blake2b(item, digest_size=8, key=key).digest() for item in data])
+    else:
+        joined = b"".join([blake2b(item, digest_size=8).digest() for item in data])
     return np.frombuffer(joined, dtype="<u8").astype(np.uint64)
 
 

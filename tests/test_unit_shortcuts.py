@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from tnforge.generators.input_negatives import Positive
-from tnforge.generators.pair_keys import array_hashes, column_hashes, group_hash, string_hashes
+from tnforge.generators.pair_keys import array_hashes, column_hashes, group_hash, string_hashes, text_hashes
 from tnforge.gold_pairs import read_corpus_pairs
 from tnforge.hashing import stable_hash64
 from tnforge.pipelines.negative_units import POSITIVE_COLUMNS, _positives
@@ -59,6 +59,9 @@ def test_hashes_from_arrow_bytes_are_the_stable_hashes(corpus):
     assert string_hashes([]).dtype == np.uint64 and len(array_hashes(pa.array([], pa.string()))) == 0
     cls, before, _, _ = corpus[0]
     assert group_hash("train", cls, before) == stable_hash64("train", cls, before)
+    rows = [("train", p[1]) for p in corpus[:2000]] + [("dev", "\ud800 lone"), ("", "")]
+    for seed in (0, 7, 2**63 + 5):
+        assert text_hashes(rows, seed).tolist() == [stable_hash64(*row, seed=seed) for row in rows]
 
 
 def test_currency_symbols_at_the_ends_are_the_scans_choices(corpus):
