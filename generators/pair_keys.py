@@ -17,11 +17,28 @@ import pyarrow.compute as pc
 from tnforge.hashing import mix64, stable_hash64
 
 
-@lru_cache(maxsize=1 << 15)
 def group_hash(split: str, semiotic_class: str, before: str) -> int:
-    """H(split, class, before), cached: a chunk's pairs table meets each group in two runs (its positives, then
-    its negatives) and its vocabulary table once more (a chunk has a few thousand groups; the cache is bounded)."""
+    """H(split, class, before)."""
     return text_hash64(split, semiotic_class, before)
+
+
+#: (split, class, before) → H of the groups met lately (`group_hashes`; emptied when it would pass `GROUP_CACHE`).
+_GROUPS: dict[tuple[str, str, str], int] = {}
+GROUP_CACHE = 1 << 15
+
+
+def group_hashes(splits: Sequence[str], classes: Sequence[str], befores: Sequence[str]) -> np.ndarray:
+    """H(split, class, before) of each row. A chunk's pairs table meets each group in two runs (its positives,
+    then its negatives) and its vocabulary table once more, so the hashes are kept in a bounded cache (a chunk
+    has a few thousand groups); the groups not in it are hashed as one batch."""
+    rows = list(zip(splits, classes, befores, strict=True))
+    missing = [row for row in dict.fromkeys(rows) if row not in _GROUPS]
+    if len(_GROUPS) + len(missing) > GROUP_CACHE:
+        _GROUPS.clear()
+        missing = list(dict.fromkeys(rows))
+    if missing:
+        _GROUPS.update(zip(missing, text_hashes(missing).tolist(), strict=True))
+    return np.fromiter(map(_GROUPS.__getitem__, rows), dtype=np.uint64, count=len(rows))
 
 
 def text_hash64(*parts: str, seed: int = 0) -> int:

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.generators.negative_context import SplitContext, context_for
-from tnforge.generators.pair_keys import column_hashes, compose, group_hash, type_hash
+from tnforge.generators.pair_keys import column_hashes, compose, group_hashes, type_hash
 from tnforge.hashing import mix64
 from tnforge.schemas.negative_kinds import CLASS, GLOBAL
 
@@ -161,7 +161,8 @@ def vocab_tables(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitConte
     for split in sorted({g.split for g in groups}):
         here = [g for g in groups if g.split == split]
         context = context_for(contexts, split)
-        hashes = np.array([group_hash(g.split, g.semiotic_class, g.before) for g in here], dtype=np.uint64)
+        classes, befores = [g.semiotic_class for g in here], [g.before for g in here]
+        hashes = group_hashes([split] * len(here), classes, befores)
         # Positive words (label 1) then listed negative words of each group: few per input, listed directly.
         listed_word, listed_type = _listed(here)
         sizes = np.array([(len(g.words), len(g.listed)) for g in here], dtype=np.int64).reshape(-1, 2)
@@ -188,8 +189,8 @@ def vocab_tables(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitConte
         yield split, pa.table({
             "key": pa.array(compose(hashes[group_index], word_hashes, type_hashes), type=pa.uint64()),
             "split": pa.repeat(pa.scalar(split, pa.string()), len(group_index)),
-            "class": pa.array([g.semiotic_class for g in here], type=pa.string()).take(take),
-            "before": pa.array([g.before for g in here], type=pa.string()).take(take),
+            "class": pa.array(classes, type=pa.string()).take(take),
+            "before": pa.array(befores, type=pa.string()).take(take),
             "word": words,
             "label": pa.array(labels, type=pa.int8()),
             "negative_type": types,

@@ -38,15 +38,17 @@ def normalized(readings: pa.Array) -> pa.Array:
 
 
 def lattice_codes(lattice: Lattice, known: dict[int, list[int]], vocabulary: dict[str, int]) -> list[int]:
-    """The word codes (`vocabulary`: word → code, grown as words are met) of the words of a lattice's distinct
-    slots (with repeats across slots). `known` holds the codes of slots seen before, by `id` (the caller keeps
-    those slots alive): the class modules share memoized sub-lattices, and a lattice's paths share slots."""
+    """The word codes (`vocabulary`: word → code, grown as words are met) of the words of a lattice's slots, each
+    slot of a lattice of several paths once (repeats do no harm: the codes are looked up as a set). `known`
+    holds the codes of slots seen before, by `id` (the caller keeps those slots alive): the class modules share
+    memoized sub-lattices, and a lattice's paths share slots."""
     found: list[int] = []
-    for key, slot in {id(slot): slot for path in lattice for slot in path}.items():
-        codes = known.get(key)
+    slots = lattice[0] if len(lattice) == 1 else {id(slot): slot for path in lattice for slot in path}.values()
+    for slot in slots:
+        codes = known.get(id(slot))
         if codes is None:
             add = vocabulary.setdefault
-            codes = known[key] = [add(word, len(vocabulary)) for choice in slot for word in choice.split()]
+            codes = known[id(slot)] = [add(word, len(vocabulary)) for choice in slot for word in choice.split()]
         found += codes
     return found
 

@@ -78,3 +78,17 @@ def test_currency_symbols_at_the_ends_are_the_scans_choices(corpus):
     for text in texts:
         scan = [entry for entry in _symbols(g) if text.startswith(entry[0]) or text.endswith(entry[0])]
         assert _symbols_at_ends(g, text) == scan, text
+
+
+def test_group_hashes_from_the_bounded_cache_are_the_stable_hashes(corpus, monkeypatch):
+    from tnforge.generators import pair_keys
+
+    monkeypatch.setattr(pair_keys, "GROUP_CACHE", 1000)
+    rows = [("train" if i % 3 else "dev", cls, before) for i, (cls, before, _, _) in enumerate(corpus[:3000])]
+    expected = [stable_hash64(*row) for row in rows]
+    for start in (0, 500, 200, 2500, 0):  # overlapping batches, some larger than the cache: it is emptied
+        batch = rows[start:start + 700] * 2
+        assert pair_keys.group_hashes(*zip(*batch, strict=True)).tolist() == expected[start:start + 700] * 2
+        assert len(pair_keys._GROUPS) <= 1000
+    assert pair_keys.group_hashes(*zip(*rows[:1500], strict=True)).tolist() == expected[:1500]  # > the cache
+    assert pair_keys.group_hashes([], [], []).dtype == np.uint64
