@@ -120,5 +120,7 @@ def licenses_columns(grammar: Grammar, befores: pa.Array, readings: pa.Array, cl
         plausible = np.flatnonzero(np.bincount(parent[~present], minlength=len(asked)) == 0)
         for i, token, reading in zip(asked[plausible].tolist(), token_of[plausible].tolist(),
                                      readings.take(pa.array(asked[plausible])).to_pylist(), strict=True):
-            verdict[i] = any(path_accepts(path, reading) for path in found[token].lattice)
+            lattice = found[token].lattice
+            verdict[i] = (path_accepts(lattice[0], reading) if len(lattice) == 1
+                          else any(path_accepts(path, reading) for path in lattice))
     return verdict
