@@ -359,7 +359,8 @@ def _select(chunk: _Chunk, wanted: np.ndarray) -> pa.Table:
     reading = np.concatenate([groups[pos], np.array(chunk.forbidden_group, dtype=np.int64)]) * distinct + code
     order = np.lexsort((priority, reading))
     head = np.ones(len(order), dtype=bool)
-    head[1:] = reading[order][1:] != reading[order][:-1]
+    ordered = reading[order]
+    head[1:] = ordered[1:] != ordered[:-1]
     winners = order[head]
     winners = winners[winners < count]  # a forbidden reading's group keeps none of its candidates
     empty = np.flatnonzero(pc.equal(encoded.dictionary, "").to_numpy(zero_copy_only=False))

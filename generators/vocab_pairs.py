@@ -121,7 +121,8 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     code = np.concatenate([forbidden, group * vocabulary + word])
     order = np.argsort(code, kind="stable")
     head = np.ones(len(order), dtype=bool)
-    head[1:] = code[order[1:]] != code[order[:-1]]
+    ordered = code[order]
+    head[1:] = ordered[1:] != ordered[:-1]
     first = order[head]
     kept = np.zeros(len(code) - len(forbidden), dtype=bool)
     kept[first[first >= len(forbidden)] - len(forbidden)] = True

@@ -87,8 +87,8 @@ def licenses_columns(grammar: Grammar, befores: pa.Array, readings: pa.Array, cl
             return verdict
         class_code, class_names = _codes(classes.take(pa.array(asked)))
         before_code, before_names = _codes(befores.take(pa.array(asked)))
-        tokens, token_of = np.unique(class_code * len(before_names) + before_code, return_inverse=True)
-        token_of = token_of.reshape(-1)
+        encoded = pc.dictionary_encode(pa.array(class_code * len(before_names) + before_code))  # tokens by hash
+        tokens, token_of = encoded.dictionary.to_numpy(), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         found = [grammar.token_readings(before_names[t % len(before_names)], class_names[t // len(before_names)])
                  for t in tokens.tolist()]
         known: dict[int, list[int]] = {}
