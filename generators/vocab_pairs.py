@@ -12,6 +12,7 @@ each input keeps its first `wanted` draws.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -108,8 +109,9 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     # distinct word looked up once).
     drawing = np.flatnonzero(wanted > 0)
     chosen = [groups[i] for i in drawing.tolist()]
-    words = pc.dictionary_encode(pa.array([w for g in chosen for w in g.forbidden]
-                                          + [w for g in chosen for w, _ in g.listed], pa.string()))
+    forbidden_words = list(chain.from_iterable(g.forbidden for g in chosen))
+    forbidden_words += [w for g in chosen for w, _ in g.listed]
+    words = pc.dictionary_encode(pa.array(forbidden_words, pa.string()))
     get = context.word_ids().get
     ids = np.array([get(w, -1) for w in words.dictionary.to_pylist()], dtype=np.int64)[
         words.indices.to_numpy(zero_copy_only=False)]
