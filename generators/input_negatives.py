@@ -36,7 +36,7 @@ from tnforge.generators.edit_arrays import (
 )
 from tnforge.generators.negative_context import SplitContext, context_for
 from tnforge.generators.negative_sampling import take
-from tnforge.generators.pair_keys import column_hashes, text_hash64
+from tnforge.generators.pair_keys import column_hashes, text_hash64, text_hashes
 from tnforge.generators.topk import Hypothesis, topk_candidates
 from tnforge.generators.trivial_confusions import trivial_list
 from tnforge.generators.vocab_pairs import VocabGroup, positive_words, topk_words
@@ -166,7 +166,7 @@ def _collect_singles(chunk: _Chunk, singles: list[tuple[str, Positive]], context
                      settings: Settings) -> None:
     """`_collect` of inputs with one positive and no hypotheses (most of them), a column at a time."""
     first, seed, trivial = len(chunk.group_base), settings.seed, settings.trivial
-    chunk.group_base += [text_hash64(p.split, before, seed=seed) for before, p in singles]
+    chunk.group_base += text_hashes([(p.split, before) for before, p in singles], seed).tolist()
     chunk.rows += [(p.split, p.semiotic_class, before, p.after, 1, "", "", p.key) for before, p in singles]
     chunk.group_room += [settings.cap] * len(singles)
     chunk.forbidden_group += range(first, first + len(singles))
@@ -359,7 +359,8 @@ def _select(chunk: _Chunk, wanted: np.ndarray) -> pa.Table:
     reading = np.concatenate([groups[pos], np.array(chunk.forbidden_group, dtype=np.int64)]) * distinct + code
     order = np.lexsort((priority, reading))
     head = np.ones(len(order), dtype=bool)
-    head[1:] = reading[order][1:] != reading[order][:-1]
+    ordered = reading[order]
+    head[1:] = ordered[1:] != ordered[:-1]
     winners = order[head]
     winners = winners[winners < count]  # a forbidden reading's group keeps none of its candidates
     empty = np.flatnonzero(pc.equal(encoded.dictionary, "").to_numpy(zero_copy_only=False))

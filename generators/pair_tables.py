@@ -10,7 +10,7 @@ import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.generators.input_negatives import PairRow, rows_table
-from tnforge.generators.pair_keys import compose, group_hash, string_hashes, type_hash
+from tnforge.generators.pair_keys import array_hashes, compose, group_hashes, type_hash
 
 #: Judges (before, reading, class) triples; see `tnforge.generators.licensing.Licenser`.
 Judge = Callable[[Sequence[tuple[str, str, str]]], list[bool]]
@@ -27,7 +27,7 @@ def _group_hashes(splits: pa.Array, classes: pa.Array, befores: pa.Array) -> np.
         changed[1:] |= pc.not_equal(column.slice(1), column.slice(0, rows - 1)).to_numpy(zero_copy_only=False)
     starts = np.flatnonzero(changed)
     parts = [column.take(pa.array(starts)).to_pylist() for column in (splits, classes, befores)]
-    hashes = np.fromiter((group_hash(*g) for g in zip(*parts, strict=True)), dtype=np.uint64, count=len(starts))
+    hashes = group_hashes(*parts)
     return np.repeat(hashes, np.diff(np.append(starts, rows)))
 
 
@@ -67,7 +67,7 @@ def _reading_hashes(rows: pa.Table, code: np.ndarray, distinct: pa.Array) -> np.
         hashes[code[known]] = given.filter(pa.array(known)).to_numpy(zero_copy_only=False)
         have[code[known]] = True
     missing = np.flatnonzero(~have)
-    hashes[missing] = string_hashes(distinct.take(pa.array(missing)).to_pylist())
+    hashes[missing] = array_hashes(distinct.take(pa.array(missing)))
     return hashes[code]
 
 

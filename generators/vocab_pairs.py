@@ -12,6 +12,7 @@ each input keeps its first `wanted` draws.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -20,7 +21,7 @@ import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.generators.negative_context import SplitContext, context_for
-from tnforge.generators.pair_keys import column_hashes, compose, group_hash, type_hash
+from tnforge.generators.pair_keys import column_hashes, compose, group_hashes, type_hash
 from tnforge.hashing import mix64
 from tnforge.schemas.negative_kinds import CLASS, GLOBAL
 
@@ -108,8 +109,9 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     # distinct word looked up once).
     drawing = np.flatnonzero(wanted > 0)
     chosen = [groups[i] for i in drawing.tolist()]
-    words = pc.dictionary_encode(pa.array([w for g in chosen for w in g.forbidden]
-                                          + [w for g in chosen for w, _ in g.listed], pa.string()))
+    forbidden_words = list(chain.from_iterable(g.forbidden for g in chosen))
+    forbidden_words += [w for g in chosen for w, _ in g.listed]
+    words = pc.dictionary_encode(pa.array(forbidden_words, pa.string()))
     get = context.word_ids().get
     ids = np.array([get(w, -1) for w in words.dictionary.to_pylist()], dtype=np.int64)[
         words.indices.to_numpy(zero_copy_only=False)]
@@ -121,7 +123,8 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     code = np.concatenate([forbidden, group * vocabulary + word])
     order = np.argsort(code, kind="stable")
     head = np.ones(len(order), dtype=bool)
-    head[1:] = code[order[1:]] != code[order[:-1]]
+    ordered = code[order]
+    head[1:] = ordered[1:] != ordered[:-1]
     first = order[head]
     kept = np.zeros(len(code) - len(forbidden), dtype=bool)
     kept[first[first >= len(forbidden)] - len(forbidden)] = True
@@ -136,6 +139,19 @@ def _draw(groups: Sequence[VocabGroup], context: SplitContext) -> tuple[np.ndarr
     return group[position], word[position], from_class[position]
 
 
+def _listed(groups: Sequence[VocabGroup]) -> tuple[list[str], list[str]]:
+    """Each group's positive words (type "") then its listed negative words, and their types, end to end."""
+    words: list[str] = []
+    types: list[str] = []
+    for group in groups:
+        words += group.words
+        types += [""] * len(group.words)
+        for word, kind in group.listed:
+            words.append(word)
+            types.append(kind)
+    return words, types
+
+
 def vocab_table(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitContext], generator_version: str) -> pa.Table:
     """A VOCAB_PAIRS table: every group's positive words, top-k words and drawn negative words."""
     parts = [table for _, table in vocab_tables(groups, contexts, generator_version)]
@@ -148,10 +164,10 @@ def vocab_tables(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitConte
     for split in sorted({g.split for g in groups}):
         here = [g for g in groups if g.split == split]
         context = context_for(contexts, split)
-        hashes = np.array([group_hash(g.split, g.semiotic_class, g.before) for g in here], dtype=np.uint64)
+        classes, befores = [g.semiotic_class for g in here], [g.before for g in here]
+        hashes = group_hashes([split] * len(here), classes, befores)
         # Positive words (label 1) then listed negative words of each group: few per input, listed directly.
-        listed_word = [w for g in here for w in (*g.words, *(word for word, _ in g.listed))]
-        listed_type = [t for g in here for t in (*[""] * len(g.words), *(kind for _, kind in g.listed))]
+        listed_word, listed_type = _listed(here)
         sizes = np.array([(len(g.words), len(g.listed)) for g in here], dtype=np.int64).reshape(-1, 2)
         listed_group = np.repeat(np.arange(len(here)), sizes.sum(axis=1))
         listed_label = np.repeat(np.tile(np.array([1, 0], dtype=np.int8), len(here)), sizes.reshape(-1))
@@ -176,8 +192,8 @@ def vocab_tables(groups: Sequence[VocabGroup], contexts: Mapping[str, SplitConte
         yield split, pa.table({
             "key": pa.array(compose(hashes[group_index], word_hashes, type_hashes), type=pa.uint64()),
             "split": pa.repeat(pa.scalar(split, pa.string()), len(group_index)),
-            "class": pa.array([g.semiotic_class for g in here], type=pa.string()).take(take),
-            "before": pa.array([g.before for g in here], type=pa.string()).take(take),
+            "class": pa.array(classes, type=pa.string()).take(take),
+            "before": pa.array(befores, type=pa.string()).take(take),
             "word": words,
             "label": pa.array(labels, type=pa.int8()),
             "negative_type": types,

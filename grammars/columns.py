@@ -23,6 +23,9 @@ from tnforge.grammars.lattice import Lattice, path_accepts
 NEEDS_NORMALIZING = (r"_letter|^ | $|  |[\t\n\x{0b}\x{0c}\r\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}"
                      r"\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]")
 
+#: The most (token, word) codes of a chunk looked up in a dense table (one byte each) rather than a hash set.
+DENSE_PAIRS = 1 << 25
+
 
 def normalized(readings: pa.Array) -> pa.Array:
     """`normalize_reading` of every reading: in Python only for the few it can change."""
@@ -34,16 +37,19 @@ def normalized(readings: pa.Array) -> pa.Array:
     return pc.replace_with_mask(readings, pa.array(flagged), pa.array(fixed, pa.string()))
 
 
-def lattice_words(lattice: Lattice, known: dict[int, list[str]]) -> list[str]:
-    """Every word of every slot choice of a lattice (with repeats). `known` holds the words of slots seen
-    before, by `id` (the caller keeps those slots alive): the class modules share memoized sub-lattices."""
-    found: list[str] = []
-    for path in lattice:
-        for slot in path:
-            words = known.get(id(slot))
-            if words is None:
-                words = known[id(slot)] = [word for choice in slot for word in choice.split()]
-            found += words
+def lattice_codes(lattice: Lattice, known: dict[int, list[int]], vocabulary: dict[str, int]) -> list[int]:
+    """The word codes (`vocabulary`: word → code, grown as words are met) of the words of a lattice's slots, each
+    slot of a lattice of several paths once (repeats do no harm: the codes are looked up as a set). `known`
+    holds the codes of slots seen before, by `id` (the caller keeps those slots alive): the class modules share
+    memoized sub-lattices, and a lattice's paths share slots."""
+    found: list[int] = []
+    slots = lattice[0] if len(lattice) == 1 else {id(slot): slot for path in lattice for slot in path}.values()
+    for slot in slots:
+        codes = known.get(id(slot))
+        if codes is None:
+            add = vocabulary.setdefault
+            codes = known[id(slot)] = [add(word, len(vocabulary)) for choice in slot for word in choice.split()]
+        found += codes
     return found
 
 
@@ -81,24 +87,40 @@ def licenses_columns(grammar: Grammar, befores: pa.Array, readings: pa.Array, cl
             return verdict
         class_code, class_names = _codes(classes.take(pa.array(asked)))
         before_code, before_names = _codes(befores.take(pa.array(asked)))
-        tokens, token_of = np.unique(class_code * len(before_names) + before_code, return_inverse=True)
-        token_of = token_of.reshape(-1)
+        encoded = pc.dictionary_encode(pa.array(class_code * len(before_names) + before_code))  # tokens by hash
+        tokens, token_of = encoded.dictionary.to_numpy(), encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         found = [grammar.token_readings(before_names[t % len(before_names)], class_names[t // len(before_names)])
                  for t in tokens.tolist()]
-        known: dict[int, list[str]] = {}
-        words = [lattice_words(token.lattice, known) for token in found]
-        # Each asked reading's words as (token, word) codes, looked up among its lattice's (token, word) codes.
+        known: dict[int, list[int]] = {}
+        vocabulary: dict[str, int] = {}
+        flat: list[int] = []  # every token's lattice word codes, token after token
+        sizes = np.zeros(len(found), dtype=np.int64)
+        for at, token in enumerate(found):
+            codes = lattice_codes(token.lattice, known, vocabulary)
+            sizes[at] = len(codes)
+            flat += codes
+        # Each asked reading's words as (token, word) codes, looked up among its lattice's (token, word) codes; a
+        # word no lattice of the chunk has (code -1) is never present.
         split = pc.split_pattern(readings.take(pa.array(asked)), " ")
-        reading_words = pc.list_flatten(split)
         parent = pc.list_parent_indices(split).to_numpy(zero_copy_only=False)
-        word_code, distinct = _codes(pa.concat_arrays([reading_words, pa.array(
-            [w for found_words in words for w in found_words], pa.string())]))
-        width = max(len(distinct), 1)
-        owner = np.repeat(np.arange(len(found), dtype=np.int64), [len(w) for w in words])
-        present = pc.is_in(pa.array(token_of[parent] * width + word_code[:len(parent)]),
-                           value_set=pa.array(owner * width + word_code[len(parent):])).to_numpy(zero_copy_only=False)
+        word_code = pc.fill_null(pc.index_in(pc.list_flatten(split), value_set=pa.array(list(vocabulary), pa.string())),
+                                 -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        width = max(len(vocabulary), 1)
+        lattice_pairs = np.repeat(np.arange(len(found), dtype=np.int64) * width, sizes) + np.array(flat, dtype=np.int64)
+        known_word = word_code >= 0
+        asked_pairs = token_of[parent[known_word]] * width + word_code[known_word]
+        present = np.zeros(len(parent), dtype=bool)
+        if len(found) * width <= DENSE_PAIRS:  # a table of every (token, word) code: one lookup per word
+            table = np.zeros(len(found) * width, dtype=bool)
+            table[lattice_pairs] = True
+            present[known_word] = table[asked_pairs]
+        else:
+            present[known_word] = pc.is_in(pa.array(asked_pairs),
+                                           value_set=pa.array(lattice_pairs)).to_numpy(zero_copy_only=False)
         plausible = np.flatnonzero(np.bincount(parent[~present], minlength=len(asked)) == 0)
         for i, token, reading in zip(asked[plausible].tolist(), token_of[plausible].tolist(),
                                      readings.take(pa.array(asked[plausible])).to_pylist(), strict=True):
-            verdict[i] = any(path_accepts(path, reading) for path in found[token].lattice)
+            lattice = found[token].lattice
+            verdict[i] = (path_accepts(lattice[0], reading) if len(lattice) == 1
+                          else any(path_accepts(path, reading) for path in lattice))
     return verdict

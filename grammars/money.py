@@ -36,6 +36,23 @@ def _symbols(g: Grammar) -> tuple[tuple[str, bool], ...]:
                  for symbol in sorted(g.currencies, key=lambda s: (-len(s), s)))
 
 
+@per_grammar
+def _symbol_index(g: Grammar) -> tuple[dict[str, int], tuple[int, ...]]:
+    """Each currency symbol's place in `_symbols(g)`, and the symbols' lengths (longest first)."""
+    symbols = _symbols(g)
+    return {symbol: at for at, (symbol, _) in enumerate(symbols)}, tuple(sorted({len(s) for s, _ in symbols}, reverse=True))
+
+
+def _symbols_at_ends(g: Grammar, text: str) -> list[tuple[str, bool]]:
+    """The entries of `_symbols(g)` (in its order) whose symbol begins or ends `text`: the only ones
+    `_split_currency`'s scan can take, found by a lookup per symbol length instead of a scan of the table."""
+    index, lengths = _symbol_index(g)
+    found = {at for size in lengths if size <= len(text)
+             for at in (index.get(text[:size]), index.get(text[-size:])) if at is not None}
+    symbols = _symbols(g)
+    return [symbols[at] for at in sorted(found)]
+
+
 def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
     """(currency, rest) with the currency written before or after the amount (longest symbol first)."""
     glued = _GLUED_SCALE.match(text)
@@ -47,7 +64,7 @@ def _split_currency(g: Grammar, text: str) -> tuple[str, str] | None:
     dollar = _DOLLAR_AFTER.search(text)  # 5 billion $US
     if dollar and dollar.group(0).strip() not in g.currencies:
         return dollar.group(0).strip(), text[: dollar.start()].strip()
-    for symbol, glued in _symbols(g):
+    for symbol, glued in _symbols_at_ends(g, text):
         if text.startswith(symbol):
             return symbol, text[len(symbol):].strip()
         code_glued = len(symbol) == 3 and symbol.isupper() and text[: -len(symbol)][-1:].isdigit()

@@ -121,13 +121,33 @@ def assign_units(piece: Piece, units: int) -> Iterator[tuple[int, Piece]]:
 
 def _positives(tables: list[pa.Table]) -> dict[str, list[Positive]]:
     """before → its positives (every split), sorted by (split, class, after); duplicates (the same trivial
-    pair from several example files) are one positive."""
-    by_input: dict[str, dict[tuple[str, str, str], Positive]] = {}
-    for table in tables:
-        columns = [table.column(c).to_pylist() for c in POSITIVE_COLUMNS]
-        for key, split, cls, before, after in zip(*columns, strict=True):
-            by_input.setdefault(before, {})[(split, cls, after)] = Positive(split, cls, after, key)
-    return {before: [found[k] for k in sorted(found)] for before, found in by_input.items()}
+    pair from several example files) are one positive, with the key of the last of them. One stable Arrow sort
+    by (before, split, class, after) instead of a dict per input (UTF-8 byte order is Python's string order)."""
+    tables = [t.select(POSITIVE_COLUMNS) for t in tables if t.num_rows]
+    if not tables:
+        return {}
+    rows = pa.concat_tables(tables, promote_options="permissive").combine_chunks()
+    order = pc.sort_indices(rows, sort_keys=[(name, "ascending") for name in ("before", "split", "class", "after")])
+    rows = rows.take(order)
+    count = rows.num_rows
+    last = np.ones(count, dtype=bool)  # the last row of each run of one (before, split, class, after)
+    if count > 1:
+        same = np.ones(count - 1, dtype=bool)
+        for name in ("before", "split", "class", "after"):
+            column = rows.column(name).combine_chunks()
+            same &= pc.equal(column.slice(1), column.slice(0, count - 1)).to_numpy(zero_copy_only=False)
+        last[:-1] = ~same
+    if not last.all():
+        rows = rows.filter(pa.array(last))
+    by_input: dict[str, list[Positive]] = {}
+    columns = [rows.column(c).to_pylist() for c in POSITIVE_COLUMNS]
+    for key, split, cls, before, after in zip(*columns, strict=True):
+        found = by_input.get(before)
+        if found is None:
+            by_input[before] = [Positive(split, cls, after, key)]
+        else:
+            found.append(Positive(split, cls, after, key))
+    return by_input
 
 
 def chunk_candidates(inputs: list[str], by_input: dict, hypotheses: dict, contexts: dict,

@@ -49,7 +49,10 @@ def _columns(items):
     return pa.array(befores, pa.string()), pa.array(readings, pa.string()), pa.array(classes, pa.string())
 
 
-def test_columns_give_the_grammars_verdicts(g, shared_tsv):
+@pytest.mark.parametrize("dense", [True, False], ids=["dense table", "hash set"])
+def test_columns_give_the_grammars_verdicts(g, shared_tsv, monkeypatch, dense):
+    if not dense:  # the (token, word) lookup of a chunk too large for the dense table
+        monkeypatch.setattr("tnforge.grammars.columns.DENSE_PAIRS", 0)
     items = _items(shared_tsv)
     expected = [g.licenses(*item) for item in items]
     g.clear_cache()
