@@ -96,9 +96,10 @@ def spill_by_shard(scratch: str, dataset: str, split: str, table: pa.Table,
         return []
     if count > 1:
         index = shard_of(table.column("key").to_numpy(), count)
-        order = np.argsort(index, kind="stable")
+        # Shard indices are small: as int16 numpy's stable sort is a radix sort (≈ 5× faster than on int64).
+        order = np.argsort(index.astype(np.int16) if count <= np.iinfo(np.int16).max else index, kind="stable")
         table = table.take(order)
-        bounds = np.searchsorted(index[order], np.arange(count + 1)).tolist()
+        bounds = np.concatenate(([0], np.cumsum(np.bincount(index, minlength=count)))).tolist()
     else:
         bounds = [0, table.num_rows]
     path = join(scratch, f"{dataset}-{split or 'all'}-{piece_digest(table)}.arrow")
@@ -167,7 +168,8 @@ def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table
     dataset, split, shard = key
     schema = schemas.SCHEMAS[dataset]
     # Sorted here so that the pieces (memory-mapped spill files) are let go before the Parquet encoding.
-    table = shard_table(_concatenated(pieces, schema), schema)
+    table = _concatenated(pieces, schema)
+    table = shard_table(table, schema)
     write_shard(table, shard_path(root, dataset, split or None, shard, count), schema, prepared=True)
     rows = table.num_rows
     summary = summarize(dataset, table) if summarize is not None else None
