@@ -104,12 +104,15 @@ def build_pipeline(
 
 class _Generate(GenerateNegatives):
     """`GenerateNegatives` given the context as its parts (`negative_context.assemble_context`), put together
-    on the worker: no stage of its own between reading the inputs and the units."""
+    on the worker (once per worker: the parts are the same for every unit), with no stage of its own between
+    reading the inputs and the units."""
+
+    _assembled: tuple[list, dict] | None = None  # (the parts' names, the context made of them)
 
     def process(self, element: tuple[int, list], parts: list) -> Iterator[Any]:
-        key = len(parts), sorted((split, part) for split, part, _ in parts)
-        if getattr(self, "_assembled", (None,))[0] != key:
-            self._assembled = key, assemble_context(parts)
+        names = sorted((split, part) for split, part, _ in parts)
+        if self._assembled is None or self._assembled[0] != names:
+            self._assembled = names, assemble_context(parts)
         return super().process(element, self._assembled[1])
 
 

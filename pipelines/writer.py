@@ -168,8 +168,7 @@ def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table
     dataset, split, shard = key
     schema = schemas.SCHEMAS[dataset]
     # Sorted here so that the pieces (memory-mapped spill files) are let go before the Parquet encoding.
-    table = _concatenated(pieces, schema)
-    table = shard_table(table, schema)
+    table = shard_table(_concatenated(pieces, schema), schema)
     write_shard(table, shard_path(root, dataset, split or None, shard, count), schema, prepared=True)
     rows = table.num_rows
     summary = summarize(dataset, table) if summarize is not None else None
