@@ -186,13 +186,22 @@ def _distinct_by_class(classes: pa.Array, values: pa.Array) -> dict[str, set[str
     return found
 
 
-def build_split_context(split: str, table: pa.Table, seed: int) -> SplitContext:
-    """The tables of one split from its positive pairs (columns key, class, before, after)."""
-    befores = table.column("before").combine_chunks()
-    afters = table.column("after").combine_chunks()
-    pair_hashes = combine64(seed, table.column("key").to_numpy(zero_copy_only=False).astype(np.uint64))
-    suffix_table = _suffix_table(befores, afters, pair_hashes)
+#: The parts a split's context is built in, each from the split's positives alone (`build_context_part`): they
+#: can be built at the same time, on different workers, and put together (`assemble_context`).
+CONTEXT_PARTS = ("suffixes", "tables")
 
+
+def build_context_part(split: str, part: str, table: pa.Table, seed: int) -> dict:
+    """One part of a split's tables, as fields of `SplitContext`, from the split's positive pairs (columns key,
+    class, before, after) in a fixed row order: "suffixes" (the suffix table) or "tables" (pools and vocabularies)."""
+    if part == "suffixes":
+        befores = table.column("before").combine_chunks()
+        afters = table.column("after").combine_chunks()
+        pair_hashes = combine64(seed, table.column("key").to_numpy(zero_copy_only=False).astype(np.uint64))
+        return {"suffix_table": _suffix_table(befores, afters, pair_hashes)}
+    if part != "tables":
+        raise ValueError(f"unknown context part {part!r}; choose from {', '.join(CONTEXT_PARTS)}")
+    afters = table.column("after").combine_chunks()
     classes = table.column("class").combine_chunks()
     class_readings = _distinct_by_class(classes, afters)
     class_words = _distinct_by_class(*_words(classes, afters))
@@ -214,35 +223,58 @@ def build_split_context(split: str, table: pa.Table, seed: int) -> SplitContext:
     global_vocab = pool(all_words, VOCAB_CAP)
     class_vocab = {cls: pool(w, VOCAB_CAP) for cls, w in sorted(class_words.items())}
     word_id = {word: i for i, word in enumerate(global_vocab)}
-    return SplitContext(
-        split=split,
-        suffix_table=suffix_table,
-        global_pool=pool(all_readings, POOL_CAP),
-        class_pools={cls: pool(r, POOL_CAP) for cls, r in sorted(class_readings.items())},
-        global_vocab=global_vocab,
-        class_vocab=class_vocab,
-        vocab_hashes=_string_hashes(list(global_vocab), 0),
-        class_vocab_ids={
+    return {
+        "global_pool": pool(all_readings, POOL_CAP),
+        "class_pools": {cls: pool(r, POOL_CAP) for cls, r in sorted(class_readings.items())},
+        "global_vocab": global_vocab,
+        "class_vocab": class_vocab,
+        "vocab_hashes": _string_hashes(list(global_vocab), 0),
+        "class_vocab_ids": {
             cls: np.array([word_id[w] for w in words if w in word_id], dtype=np.int64)
             for cls, words in class_vocab.items()
         },
-    )
+    }
+
+
+def build_split_context(split: str, table: pa.Table, seed: int) -> SplitContext:
+    """The tables of one split from its positive pairs (columns key, class, before, after)."""
+    return SplitContext(split=split, **{k: v for part in CONTEXT_PARTS
+                                        for k, v in build_context_part(split, part, table, seed).items()})
+
+
+def split_rows(tables: list[pa.Table], split: str | None = None) -> pa.Table | None:
+    """Positive-pair tables (any slicing) as one table in a fixed row order, sorted by (split, key) — the order
+    every context is built from, whatever order the slices came in — keeping one split's rows when `split` is
+    given; None when no row is left."""
+    columns = ["split", "key", "class", "before", "after"]
+    tables = [t.select(columns) for t in tables if t.num_rows]
+    if split is not None:
+        tables = [t.filter(pc.equal(t.column("split"), split)) for t in tables]
+        tables = [t for t in tables if t.num_rows]
+    if not tables:
+        return None
+    return pa.concat_tables(tables).sort_by([("split", "ascending"), ("key", "ascending")])
 
 
 def build_context(tables: list[pa.Table], seed: int) -> dict[str, SplitContext]:
     """Split name → its tables, from positive-pair tables (any slicing; columns split, key, class, before, after)."""
-    columns = ["split", "key", "class", "before", "after"]
-    tables = [t.select(columns) for t in tables if t.num_rows]
-    if not tables:
+    table = split_rows(tables)
+    if table is None:
         return {}
-    table = pa.concat_tables(tables)
-    # A fixed row order, whatever order the slices came in, so the context never depends on the runner.
-    table = table.sort_by([("split", "ascending"), ("key", "ascending")])
     contexts = {}
     for split in sorted(set(table.column("split").to_pylist())):
         part = table.filter(pc.equal(table.column("split"), split))
         contexts[split] = build_split_context(split, part, seed)
     return contexts
+
+
+def assemble_context(parts: list[tuple[str, str, dict]]) -> dict[str, SplitContext]:
+    """Split name → its tables, from the (split, part, fields) of every `build_context_part` of every split
+    that has positives (in any order)."""
+    fields: dict[str, dict] = defaultdict(dict)
+    for split, _, found in sorted(parts, key=lambda p: (p[0], p[1])):
+        fields[split].update(found)
+    return {split: SplitContext(split=split, **found) for split, found in sorted(fields.items())}
 
 
 def context_for(contexts: Mapping[str, SplitContext], split: str) -> SplitContext:

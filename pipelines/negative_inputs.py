@@ -8,8 +8,10 @@ rows. A work unit owns a range of H(before) (`unit_bounds`), so it reads from ea
 that overlap its range (memory-mapped locally, by byte ranges on gs://) and keeps the rows inside it: in all,
 every row is read about once whatever the unit count, and a unit holds only its own rows.
 
-The same step builds the context (`build_context`, one task among the files), so it is made while the other
-files are read, not in a stage of its own that every unit waits for.
+The same step builds the context, in parts (each split's suffix table, and its pools and vocabularies:
+`negative_context.build_context_part`, each from that split's positive files alone), as tasks among the files:
+the parts are made at the same time on different workers and while the other files are read, not in a stage of
+their own that every unit waits for; `negative_context.assemble_context` puts them together.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tnforge import schemas
 from tnforge.collector import gc_paused, release_memory
 from tnforge.datasets import dataset_files
 from tnforge.filesystems import is_remote, join, open_seekable, read_parquet, write_atomically
-from tnforge.generators.negative_context import build_context
+from tnforge.generators.negative_context import CONTEXT_PARTS, build_context_part, split_rows
 from tnforge.generators.pair_keys import column_hashes
 from tnforge.generators.topk import assign_splits, read_hypotheses
 from tnforge.pipelines.build_steps import count_pairs, pair_keys
@@ -55,14 +58,29 @@ class InputFile(NamedTuple):
 
 
 def input_tasks(root: str, trivial: bool, topk_from: str | None) -> list[tuple[str, str]]:
-    """(kind, path) of every input file to read, the context first (the longest task)."""
-    tasks = [(CONTEXT, "")]
+    """(kind, path) of every input file to read, and (CONTEXT, "split part") for each part of each split's
+    context. The local runner deals the tasks out to its workers round-robin in this order, so the longest come
+    first and apart: the first split's (train's) two context parts, then the files, then the other splits'
+    parts."""
+    splits = [split for split in schemas.SPLITS if dataset_files(root, "positive_pairs", split)]
+    contexts = [(CONTEXT, f"{split} {part}") for split in splits for part in CONTEXT_PARTS]
+    tasks = contexts[:len(CONTEXT_PARTS)]
     if trivial:
         tasks += [("examples", str(path)) for path in dataset_files(root, "examples")]
     tasks += [("positives", str(path)) for path in dataset_files(root, "positive_pairs")]
     if topk_from is not None:
         tasks.append(("hypotheses", str(topk_from)))
-    return tasks
+    return tasks + contexts[len(CONTEXT_PARTS):]
+
+
+def context_part(root: str, task: str, seed: int) -> Iterator[tuple[str, str, dict]]:
+    """(split, part, fields) of one context task ("split part"), from that split's positive files only (none
+    when the split has no rows)."""
+    split, part = task.split(" ")
+    tables = [read_parquet(p, columns=POSITIVE_COLUMNS) for p in dataset_files(root, "positive_pairs", split)]
+    table = split_rows(tables, split)
+    if table is not None:
+        yield split, part, build_context_part(split, part, table, seed)
 
 
 def read_positive_file(path: str) -> Iterator[Piece]:
@@ -142,19 +160,21 @@ def unit_pieces(unit: int, files: Sequence[InputFile], units: int) -> tuple[int,
 
 
 class ReadInputs(beam.DoFn):
-    """(kind, path) → an `InputFile` (the rows written to scratch); the context task → the context, tagged."""
+    """(kind, path) → an `InputFile` (the rows written to scratch); a context task → (split, part, fields) of
+    the context, tagged CONTEXT."""
 
     def __init__(self, root: str, scratch: str, seed: int) -> None:
         self._root = root
         self._scratch = scratch
         self._seed = seed
 
+
     def process(self, task: tuple[str, str]) -> Iterator[InputFile | beam.pvalue.TaggedOutput]:
         kind, path = task
         with gc_paused():
             if kind == CONTEXT:
-                tables = [read_parquet(p, columns=POSITIVE_COLUMNS) for p in dataset_files(self._root, "positive_pairs")]
-                yield beam.pvalue.TaggedOutput(CONTEXT, build_context(tables, self._seed))
+                for found in context_part(self._root, path, self._seed):
+                    yield beam.pvalue.TaggedOutput(CONTEXT, found)
                 return
             if kind == "positives":
                 pieces = list(read_positive_file(path))

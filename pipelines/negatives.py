@@ -6,9 +6,9 @@ With trivial pairs on (the default), the distinct trivial tokens of DIR/examples
 split's already down-sampled) are positives too, so the dual encoders learn when a token is read as written.
 
 Shape of the Beam pipeline (only file paths, counts and the context move between stages, never rows):
-  tasks: the context, each examples file (trivial tokens), each positives file, the hypotheses file
+  tasks: each split's context parts, each examples file (trivial tokens), each positives file, the hypotheses file
     ─► ReadInputs: each file's rows sorted by H(before) into a scratch Arrow file → (path, distinct inputs);
-       the context task builds the context (one small side input) in the same step
+       the context tasks build the context's parts in the same step, put together into one small side input
   distinct inputs ─► one combined sum → the unit count ─► unit ids ─► Reshuffle
     ─► each unit reads its range of H(before) from every scratch file ─► per-input negatives, chunk by chunk
   ─► Arrow tables per (dataset, split) ─► WriteDataset (each table spilled once to scratch; per shard: sort,
@@ -19,7 +19,7 @@ needs no global table; the unit count grows with the data (see `negative_units`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from tnforge.filesystems import (
 )
 from tnforge.generators.input_negatives import GENERATOR_VERSION, Settings
 from tnforge.generators.licensing import resolve_grammar
+from tnforge.generators.negative_context import assemble_context
 from tnforge.generators.negative_sampling import DEFAULT_CAP
 from tnforge.manifest import SCRATCH, check_input, require_complete, update_section, write_manifest
 from tnforge.pipelines.negative_counts import load_tallies, save_tallies, summarize, tally_table
@@ -93,14 +94,26 @@ def build_pipeline(
         | "UnitIds" >> beam.FlatMap(lambda count: list(range(count)))
         | "SpreadUnits" >> beam.Reshuffle()
         | "ReadUnits" >> beam.Map(unit_pieces, beam.pvalue.AsList(files), beam.pvalue.AsSingleton(unit_count))
-        | "Generate" >> beam.ParDo(
-            GenerateNegatives(settings, use_grammar, release=release), beam.pvalue.AsSingleton(read[CONTEXT])
-        )
+        | "Generate" >> beam.ParDo(_Generate(settings, use_grammar, release=release), beam.pvalue.AsList(read[CONTEXT]))
         | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES), release=release,
                                   summarize=tally_table)
         | "AllShards" >> beam.combiners.ToList()
         | "SaveCounts" >> beam.Map(save_tallies, join(root, COUNTS))
     )
+
+
+class _Generate(GenerateNegatives):
+    """`GenerateNegatives` given the context as its parts (`negative_context.assemble_context`), put together
+    on the worker (once per worker: the parts are the same for every unit), with no stage of its own between
+    reading the inputs and the units."""
+
+    _assembled: tuple[list, dict] | None = None  # (the parts' names, the context made of them)
+
+    def process(self, element: tuple[int, list], parts: list) -> Iterator[Any]:
+        names = sorted((split, part) for split, part, _ in parts)
+        if self._assembled is None or self._assembled[0] != names:
+            self._assembled = names, assemble_context(parts)
+        return super().process(element, self._assembled[1])
 
 
 def work_counters(result: Any) -> dict[str, int]:

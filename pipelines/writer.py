@@ -50,9 +50,15 @@ class ShardReport(NamedTuple):
 
 
 def expected_shards(shards: Mapping[str, int], splits: Sequence[str] = schemas.SPLITS) -> list[ShardKey]:
-    """Every (dataset, split, shard) a directory holds: split-free datasets have the one split ""."""
-    return [(dataset, split, shard) for dataset, count in shards.items()
-            for split in ([""] if dataset in SPLIT_FREE else splits) for shard in range(count)]
+    """Every (dataset, split, shard) a directory holds: split-free datasets have the one split "".
+
+    In the order the local runner's workers should share them out (it deals a grouping's keys round-robin in
+    the order they first arrive): split by split (the first, train, is the largest), each dataset's shards in
+    turn, so that one split's datasets, of very different sizes, are dealt out evenly between the workers."""
+    order = {split: i for i, split in enumerate(["", *splits])}
+    found = [(dataset, split, shard) for dataset, count in shards.items()
+             for split in ([""] if dataset in SPLIT_FREE else splits) for shard in range(count)]
+    return sorted(found, key=lambda key: order[key[1]])  # stable: datasets in the order given, then shards
 
 
 def piece_digest(table: pa.Table) -> str:
@@ -90,9 +96,10 @@ def spill_by_shard(scratch: str, dataset: str, split: str, table: pa.Table,
         return []
     if count > 1:
         index = shard_of(table.column("key").to_numpy(), count)
-        order = np.argsort(index, kind="stable")
+        # Shard indices are small: as int16 numpy's stable sort is a radix sort (≈ 5× faster than on int64).
+        order = np.argsort(index.astype(np.int16) if count <= np.iinfo(np.int16).max else index, kind="stable")
         table = table.take(order)
-        bounds = np.searchsorted(index[order], np.arange(count + 1)).tolist()
+        bounds = np.concatenate(([0], np.cumsum(np.bincount(index, minlength=count)))).tolist()
     else:
         bounds = [0, table.num_rows]
     path = join(scratch, f"{dataset}-{split or 'all'}-{piece_digest(table)}.arrow")
@@ -217,7 +224,9 @@ class WriteDataset(beam.PTransform):
         expected = expected_shards(self._shards, self._splits)
         assign = _AssignShards(self._shards, self._scratch)
         pieces = [pc | f"AssignShards{'' if i == 0 else i}" >> beam.ParDo(assign) for i, pc in enumerate(inputs)]
-        empty = pipeline | "EveryShard" >> beam.Create([(key, None) for key in expected])
+        # Not reshuffled: the keys reach the grouping first and in this order, which spreads the shards'
+        # writing evenly over the local runner's workers (`expected_shards`).
+        empty = pipeline | "EveryShard" >> beam.Create([(key, None) for key in expected], reshuffle=False)
         folders = sorted({(dataset, split, self._shards[dataset]) for dataset, split, _ in expected})
         _ = (pipeline | "Folders" >> beam.Create(folders)
              | "RemoveStaleShards" >> beam.Map(lambda folder, root: remove_stale_shards(root, *folder), self._root))

@@ -71,3 +71,27 @@ def test_unit_pieces_from_several_files_on_gcs(gcs, positives, monkeypatch):
             assert set(unit_of(table.column("before"), 5).tolist()) == {unit}
             found += _rows(table)
     assert sorted(found) == _rows(positives)
+
+
+def test_context_tasks_make_the_whole_context(bundled_build):
+    """The context's parts, one task per (split, part), each reading its split's files only, put together in any
+    order: the same tables as the context built from every positive file at once; the first split's parts
+    come first among the tasks (dealt to different workers)."""
+    from tnforge.generators.negative_context import CONTEXT_PARTS, assemble_context, build_context
+    from tnforge.pipelines.negative_inputs import CONTEXT, context_part, input_tasks
+
+    tasks = input_tasks(str(bundled_build), trivial=True, topk_from=None)
+    contexts = [path for kind, path in tasks if kind == CONTEXT]
+    assert [path for _, path in tasks[:len(CONTEXT_PARTS)]] == [f"train {part}" for part in CONTEXT_PARTS]
+    parts = [found for task in reversed(contexts) for found in context_part(str(bundled_build), task, 0)]
+    assert {(split, part) for split, part, _ in parts} == {tuple(task.split(" ")) for task in contexts}
+    tables = [datasets.read_dataset(bundled_build, "positive_pairs", columns=POSITIVE_COLUMNS)]
+    whole = build_context(tables, 0)
+    assembled = assemble_context(parts)
+    assert sorted(assembled) == sorted(whole) and len(whole) >= 2
+    for split, context in whole.items():
+        for name in ("suffix_table", "global_pool", "class_pools", "global_vocab", "class_vocab"):
+            assert getattr(assembled[split], name) == getattr(context, name), (split, name)
+        assert assembled[split].vocab_hashes.tolist() == context.vocab_hashes.tolist()
+        assert {c: v.tolist() for c, v in assembled[split].class_vocab_ids.items()} == \
+            {c: v.tolist() for c, v in context.class_vocab_ids.items()}
