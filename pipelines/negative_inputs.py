@@ -168,7 +168,6 @@ class ReadInputs(beam.DoFn):
         self._scratch = scratch
         self._seed = seed
 
-
     def process(self, task: tuple[str, str]) -> Iterator[InputFile | beam.pvalue.TaggedOutput]:
         kind, path = task
         with gc_paused():
