@@ -117,6 +117,10 @@ def steps(name: str, data: Path, run: Path, device: str, epochs: int, de_epochs:
     ]
 
 
+#: Lines that carry a step's figure (evaluate's tables, the benchmarks' summaries), and progress-bar lines.
+HEADLINES = ("| all tokens", "| raw text", "best CPU speed", "+seqDE+vocDE+grammar:", '{"device": "cuda"')
+PROGRESS = ("evaluate:", "decode:", "normalize:", "train:")
+
 #: Step-name fragments and the run folder whose metrics give the step's figure (first match wins).
 RUN_FOLDERS = (("large", "s2s-large"), ("no AMP", "s2s-64-fp32"), ("again", "s2s-64-again"), ("batch 64", "s2s-64"))
 
@@ -131,7 +135,11 @@ def weight_difference(one: Path, two: Path) -> float:
 
 def figure(name: str, run: Path, output: str) -> str:
     """The step's headline figure, read from what it wrote."""
-    last = [line for line in output.strip().splitlines() if line.strip()][-1:] or [""]
+    lines = [line for line in output.strip().splitlines() if line.strip() and not line.startswith(PROGRESS)]
+    last = lines[-1:] or [""]
+    headline = next((line for line in lines if line.startswith(HEADLINES)), None)
+    if headline is not None:
+        return " ".join(headline.replace("|", " ").split())[:160]  # no table bars inside the summary table
     if "train seq2seq" in name:
         folder = run / next((f for key, f in RUN_FOLDERS if key in name), "s2s")
         metrics = [json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]
