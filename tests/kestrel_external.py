@@ -19,6 +19,8 @@ ROUND4 = DATA / "kestrel_round4_en.tsv"  # rounds 4-5: sentences 5229-6977 (rare
 ROUND6 = DATA / "kestrel_round6_en.tsv"  # round 6: rare-class rows of en_train (other Wikipedia text)
 ROUND7 = DATA / "kestrel_round7_en.tsv"  # round 7: docstring examples of two normalizers (indicative)
 SPLIT_SEED = 15  # issue #15; fixed before any row was looked at
+#: Every file of real tokens (class, written form, reading); the unit lexicon aside (symbols without their numbers).
+TOKEN_FILES = (DATA / "kestrel_heldout_en.tsv", EXTERNAL, FRESH, INDICATIVE, ROUND4, ROUND6, ROUND7)
 
 #: First words left by the source's number stripping ("and a half inches", "thirds of a milligram", "o moles").
 _FRAGMENTS = {"and", "o", "oo", "over", "ths", "thirds", "firsts", "ninths", "twentieths", "tieths", "quarter",
@@ -39,6 +41,15 @@ _MINOR = {"cents", "centavos", "paise", "paisa", "pence", "ore", "halers", "hali
 def split_of(*key: str) -> str:
     """'studied' or 'held-out' by a stable hash of the row (half each, fixed seed)."""
     return "studied" if unit_interval(stable_hash64(*key, seed=SPLIT_SEED)) < 0.5 else "held-out"
+
+
+def real_tokens() -> list[tuple[str, str, str]]:
+    """(class, written form, reading) of the rows of every token file, each (class, written form) once."""
+    rows: dict[tuple[str, str], str] = {}
+    for path in TOKEN_FILES:
+        for cls, before, after, _ in read_corpus_pairs(path):
+            rows.setdefault((cls, before.strip()), after)
+    return [(cls, written, reading) for (cls, written), reading in rows.items()]
 
 
 def unit_part(row: tuple[str, str, str]) -> str:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-__all__ = ["ABBREVIATIONS", "boundary_scores", "corpus_sentences", "detokenize", "measure", "token_spans", "tokenize"]
+__all__ = ["ABBREVIATIONS", "boundary_scores", "corpus_sentences", "detokenize", "measure", "span_pattern", "token_spans",
+           "tokenize"]
 
 # --- detokenization: corpus tokens → the raw text a person would write ---------------------------------
 
@@ -68,9 +69,36 @@ _YEAR = r"\d{3,4}(?!\d)"
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _NUM_CORE = r"\d+(?:[.,:/]\d+)*"
 _SCALE = r"(?:hundred|thousand|million|billion|trillion)"
+#: A scale word in any case the corpus keeps in a money token ("$7.0 Million", "$612 MILLION", "Rs 10 lakh").
+_MONEY_SCALE = (r"(?:[Hh]undred|[Tt]housand|[Mm]illion|[Bb]illion|[Tt]rillion|HUNDRED|THOUSAND|MILLION|BILLION|"
+                r"TRILLION|[Ll]akhs?|[Cc]rores?|[Cc]r)")
+#: A scale letter or abbreviation glued to an amount ("$500M", "$3bn", "£295m").
+_GLUED_SCALE = r"(?:[mMkKbBtT]|bn|Bn|BN|mn|tn)"
+#: Currency signs, alone or after a country's letters ("US$5 million", "HK$330 million", "A$2").
+CURRENCY_SIGN = r"(?:(?<![A-Za-z])(?:US|HK|NZ|NT|AU|CA|RD|EC|[ACJRSZ])?\$|[€£¥₹₨])"
+#: Currency codes the corpus keeps with their amount ("USD 5 million", "88.5 million HRK", "Rs 10 lakh"); PHP
+#: is left out on purpose ("PHP 5.1" is far more often the language than Philippine pesos).
+CURRENCY_CODE = (r"(?:USD|EUR|GBP|JPY|CNY|RMB|INR|AUD|CAD|CHF|HKD|SGD|NZD|SEK|NOK|DKK|ISK|ZAR|BRL|MXN|RUB|KRW|PKR|BDT|"
+                 r"LKR|NPR|IDR|MYR|THB|VND|NGN|KES|EGP|TRY|PLN|CZK|HUF|HRK|RON|BGN|UAH|ILS|AED|SAR|QAR|TWD|ARS|CLP|"
+                 r"COP|Rs\.?|Tk)")
+#: An amount: a number, or thousands grouped by spaces after a currency sign or code ("$120 000").
+_AMOUNT = rf"(?:\d{{1,3}}(?: \d{{3}})+(?![\d.,])|{_NUMBER})"
 #: Units the corpus keeps in one token with their number ("5 km"); it splits others ("6 in", "170 acres").
-_UNIT = (r"(?:sq\.? (?:mi|km|ft|m)|km/h|m/s|g/cm3|kg/m3|km²|km2|m²|m2|m³|m3|ft²|mi²|km|cm|mm|nm|μm|µm|m|mi|"
-         r"ft|yd|kg|mg|g|lb|lbs|oz|ha|ml|mL|cc|hp|kW|MW|GW|kV|mph|kph|Hz|kHz|MHz|GHz|GB|MB|TB|°C|°F|mAh|kcal)")
+UNIT = (r"(?:sq\.? (?:mi|km|ft|yd|m)|fl\.? ?oz|"
+        r"(?:km|cm|mm|nm|μm|µm|m|mi|ft|yd|kg|mg|μg|µg|ng|g|lb|lbs|oz|kt|Mt|ml|mL|μL|µL|dL|cl|gal|ha)"
+        r"(?:[²³23](?![\d]))?|km/h|mph|kph|kmh|m/s|ft/s|g/cm3|g/cm³|kg/m3|kg/m³|"
+        r"ms|μs|µs|ns|Hz|kHz|MHz|GHz|THz|"
+        r"mA|kA|mV|kV|MV|kW|MW|GW|TW|mW|Wh|kWh|MWh|GWh|TWh|mAh|kJ|MJ|GJ|eV|keV|MeV|GeV|TeV|cal|kcal|"
+        r"hPa|kPa|MPa|GPa|mbar|atm|mmHg|kN|MN|dB|rpm|bpd|"
+        r"kB|KB|MB|GB|TB|PB|kb|Kb|Mb|Gb|Tb|kbps|Kbps|Mbps|Gbps|kb/s|Mb/s|Gb/s|MB/s|GB/s|"
+        r"mol|mmol|μmol|Da|kDa|Bq|kBq|MBq|Gy|mGy|Sv|mSv|μSv|AU|ly|kpc|Mpc|hp|bhp|cc|°C|°F)")
+#: Time zones the corpus keeps with a time ("12:32 UTC", "4:06 PM ET", "8 pm AEST").
+TIME_ZONE = (r"(?:UTC|GMT|[ECMP][SD]?T|IST|JST|KST|HKT|SGT|MSK|CET|CEST|EET|EEST|WET|WEST|BST|AEST|AEDT|ACST|ACDT|"
+             r"AWST|NZST|NZDT|HST|AKST|AKDT)")
+#: a.m. / p.m. in any of the forms the corpus keeps with the time ("10 a.m.", "4:30 PM", "10.30pm").
+AM_PM = r"(?:[ap]\.m\.|[AP]\.M\.|(?:[ap]m|[AP]M)(?!\w))"
+#: Vulgar fraction signs ("½", "3¾").
+VULGAR_FRACTIONS = "¼½¾⅐⅑⅒⅓⅔⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞"
 #: Words the corpus keeps with their period. It splits the period off every other word ("Dr .", "pp .",
 #: "etc ."), keeping it only on single capital initials ("M." of "M. Smith") and dotted acronyms ("U.S.").
 ABBREVIATIONS: frozenset[str] = frozenset({"usa."})
@@ -79,10 +107,18 @@ _RULES: list[tuple[str, str]] = [
              rf"|{_MONTH} {_DAY}|{_DAY} {_MONTH_NAME}(?!\w))"),
     ("url", r"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]']"),
     ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
-    ("money", rf"[$€£¥](?:{_NUMBER})(?:[mk]\b|bn\b)?(?: {_SCALE})?"),
-    ("scaled", rf"(?:{_NUMBER}) {_SCALE}\b"),
-    ("measure", rf"(?:{_NUMBER}) {_UNIT}(?![\w²³/])"),
+    ("time", rf"(?:[01]?\d|2[0-3])(?:[:.][0-5]\d(?::[0-5]\d)?)? ?{AM_PM}(?: {TIME_ZONE}\b)?"
+             rf"|(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)? {TIME_ZONE}\b"),
+    ("money", rf"(?:{CURRENCY_SIGN} ?|{CURRENCY_CODE} ?){_AMOUNT}(?:{_GLUED_SCALE}\b| ?{_MONEY_SCALE}\b)?"
+              rf"|(?:{_NUMBER})(?: {_MONEY_SCALE})? {CURRENCY_CODE}\b"
+              rf"|(?:{_NUMBER}) {_MONEY_SCALE} (?:dollars?|euros?|yen|yuan|won|rupees?)\b"),  # "1 billion yen"
+    ("fraction", rf"(?:\d+ ?)?[{VULGAR_FRACTIONS}]|\d{{1,3}} \d{{1,2}}/\d{{1,3}}(?![\d/])"),
+    ("scaled", rf"(?:{_NUMBER}) {_SCALE}\b(?! ?{UNIT}(?![\w²³/]))"),
+    ("measure", rf"(?:(?<!\S)-)?(?:{_NUMBER})(?: {_SCALE})? (?:{UNIT}(?:/(?:s|h|hr|min|day|yr|year))?(?![\w²³/])|%)"),
     # A range of two numbers is three tokens ("1914 - 1918"); three or more parts stay one (2008-09-30, ISBNs).
+    # Telephone numbers the corpus keeps whole: "(555) 123-4567", "+44 20 7946 0958", "020 7946 0958".
+    ("telephone", r"\(\d{3}\) ?\d{3}-\d{4}(?!\d)|\+\d{1,3}(?:[ -]\d{1,4}){2,5}(?![\d-])|0\d{2,4} \d{3,4} \d{4}(?!\d)"),
+    ("scientific", r"(?:(?<!\S)-)?\d+(?:\.\d+[eE][-−+]?|[eE][-−+])\d+(?!\w|\.\d)"),  # "3.66E-49", "2e+6"
     ("number", rf"(?:(?<!\S)-)?(?:{_NUM_CORE}(?:-{_NUM_CORE}){{2,}}|{_NUM_CORE}|(?<!\S)\.\d+)"
                r"(?:/(?:km|mi)[²2]|'s|[A-Za-z%°²³]+\d*)?"),
     ("prefix", r"[A-Z]{1,4}-(?=\d)"),  # "STS-" of "STS-121"
@@ -97,6 +133,12 @@ _RULES: list[tuple[str, str]] = [
     ("other", r"\S"),
 ]
 _PATTERN = re.compile("|".join(f"(?P<{name}>{rule})" for name, rule in _RULES))
+
+
+def span_pattern(name: str) -> str:
+    """The regular expression of one of the tokenizer's span rules ("time", "money", "fraction", "measure", …):
+    the forms the corpus keeps in one token, which the tagger's rules also use to decide their class."""
+    return dict(_RULES)[name]
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:

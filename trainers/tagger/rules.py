@@ -11,25 +11,33 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tnforge.tokenizer import UNIT, span_pattern
+
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
-_UNITS = (r"km|cm|mm|nm|μm|µm|m|mi|ft|kg|mg|g|lb|lbs|ha|cc|hp|kW|MW|mph|km/h|kph|km²|km2|m²|m2|sq mi|sq km|"
-          r"GB|MB|TB|Hz|kHz|MHz|GHz|°C|°F|ml|mL")
 _DOMAINS = r"com|org|net|edu|gov|info|io|uk|de|fr|jp|cz|au|ca|sg|ru|it|nl|es|in|cn|tv"
 
 #: (class, pattern of the whole token), tried in order.
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((cls, re.compile(pattern)) for cls, pattern in (
     ("MONEY", rf"[$€£¥₹] ?{_NUMBER}(?:[mk]|bn)?(?: (?:hundred|thousand|million|billion|trillion))?(?: [A-Z]{{3}})?"),
+    ("MONEY", span_pattern("money")),  # "US$5 million", "$500M", "Rs 10 lakh", "86 million USD"
     ("TIME", r"(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?: ?[AaPp]\.?[Mm]\.?)?"),
     ("TIME", r"(?:[01]?\d|2[0-3])\.[0-5]\d ?[AaPp]\.?[Mm]\.?"),  # "10.30pm"
-    ("MEASURE", rf"-?{_NUMBER} ?(?:{_UNITS}|%)"),
+    ("TIME", span_pattern("time")),  # "10 a.m.", "4pm", "12:32 UTC", "4:06 PM ET"
+    ("TIME", r"(?:[01]?\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?Z?|[0-5]?\d:[0-5]\d\.\d{1,3}"),  # "18:00:00Z", "2:34.19"
+    ("FRACTION", span_pattern("fraction")),  # "½", "3¾", "4 ½", "8 1/2"
+    ("MEASURE", rf"-?{_NUMBER}(?: (?:million|billion|thousand))? ?(?:{UNIT}(?:/(?:s|h|hr|min|day|yr|year))?|%)"),
     ("DATE", r"(?:[0-2]?\d|3[01])/(?:0?[1-9]|1[0-2])/\d{4}|(?:0?[1-9]|1[0-2])/(?:[0-2]?\d|3[01])/\d{4}"
              r"|\d{4}-(?:0?[1-9]|1[0-2])-(?:[0-2]?\d|3[01])"),
     ("ORDINAL", r"\d+(?:st|nd|rd|th)"),
     ("DATE", r"\d+s"),  # decades ("1990s", "40s")
     ("FRACTION", r"\d+/\d+"),  # after the dates: "1527/8", "3/4"
     ("DECIMAL", r"\.\d+"),  # ".1996"
+    ("DECIMAL", rf"{_NUMBER} (?:hundred|thousand|million|billion|trillion)"),  # "480 million", "2.5 billion"
+    ("DECIMAL", span_pattern("scientific")),  # "3.66E-49"
     ("ELECTRONIC", rf"[A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:{_DOMAINS})"),  # host names: "nascar.com", "BioLib.cz"
     ("VERBATIM", r"_"),
+    ("TELEPHONE", span_pattern("telephone")),
+    ("TELEPHONE", r"(?:1-)?\d{3}-\d{3}-\d{4}"),  # "212-555-0148", "1-800-555-0199"
 ))
 
 
