@@ -36,6 +36,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((cls, re.compile(pattern)
     ("DECIMAL", span_pattern("scientific")),  # "3.66E-49"
     ("ELECTRONIC", rf"[A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:{_DOMAINS})"),  # host names: "nascar.com", "BioLib.cz"
     ("VERBATIM", r"_"),
+    ("DIGIT", r"0\d{2,4}"),  # "001", "0008": read digit by digit
     ("TELEPHONE", span_pattern("telephone")),
     ("TELEPHONE", r"(?:1-)?\d{3}-\d{3}-\d{4}"),  # "212-555-0148", "1-800-555-0199"
 ))
