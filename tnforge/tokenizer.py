@@ -106,7 +106,7 @@ _RULES: list[tuple[str, str]] = [
     ("date", rf"(?:{_WEEKDAY})?(?:{_MONTH} {_DAY},? {_YEAR}|{_DAY} {_MONTH},? {_YEAR}|{_MONTH} {_YEAR}"
              rf"|{_MONTH} {_DAY}|{_DAY} {_MONTH_NAME}(?!\w))"),
     ("url", r"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|www\.)[^\s<>\"]*[^\s<>\".,;:!?)\]']"),
-    ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    ("email", r"\w[\w.+-]*@[\w-]+(?:\.[\w-]+)+"),
     ("time", rf"(?:[01]?\d|2[0-3])(?:[:.][0-5]\d(?::[0-5]\d)?)? ?{AM_PM}(?: {TIME_ZONE}\b)?"
              rf"|(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)? {TIME_ZONE}\b"),
     ("money", rf"(?:{CURRENCY_SIGN} ?|{CURRENCY_CODE} ?){_AMOUNT}(?:{_GLUED_SCALE}\b| ?{_MONEY_SCALE}\b)?"
