@@ -20,17 +20,19 @@ _GROUPED = re.compile(r"(?<!\d)(\d{1,3}(?: \d{3})+)(?!\d)")
 
 
 def denominator_words(g: Grammar, denominator: str, singular: bool) -> tuple[str, ...]:
-    """Spoken denominators: 2 → half / halves, 4 → quarter(s) or fourth(s), else the ordinal."""
+    """Spoken denominators: 2 → half / halves (never "second": the corpus reads 1/2 "one half"), 4 → quarter(s)
+    or fourth(s), else the ordinal."""
     ordinals = list(ordinal_strings(g, denominator))
     if denominator == "2":
-        ordinals = ["half"] + (["second"] if singular else [])
+        ordinals = ["half"]
     elif denominator == "4":
         ordinals += ["quarter"]
     return tuple(o if singular else " ".join(o.split()[:-1] + [plural(o.split()[-1])]) for o in ordinals)
 
 
-def fraction_lattice(g: Grammar, numerator: str, denominator: str) -> Lattice:
-    """A proper or improper fraction without a whole part."""
+def fraction_lattice(g: Grammar, numerator: str, denominator: str, bare: bool = True) -> Lattice:
+    """A proper or improper fraction without a whole part; `bare`: a numerator of one may also go unsaid
+    ("½" → half), which is not English after a whole number ("3½" → three and a half, never three half)."""
     top = cardinal_strings(g, numerator)
     bottom = cardinal_strings(g, denominator)
     if not top or not bottom:
@@ -39,7 +41,7 @@ def fraction_lattice(g: Grammar, numerator: str, denominator: str) -> Lattice:
     spoken = cat(words(*top), words(*denominator_words(g, denominator, singular)))
     if singular:  # a half, an eighth (1⅛ → one and an eighth)
         names = denominator_words(g, denominator, True)
-        spoken = alt(spoken, cat(words("a", ""), words(*names)),
+        spoken = alt(spoken, cat(words("a", "") if bare else words("a"), words(*names)),
                      cat(words("an"), words(*[n for n in names if n[:1] in "aeiou"])) if any(
                          n[:1] in "aeiou" for n in names) else [])
     over = cat(words(*top), words("over"), words(*bottom))
@@ -76,9 +78,9 @@ def _lattice(g: Grammar, token: str) -> Lattice:
     if parsed is None:
         return []
     negative, whole, numerator, denominator = parsed
-    found = fraction_lattice(g, numerator, denominator)
-    if whole is not None:
-        found = cat(words(*cardinal_strings(g, whole)), words("and", ""), found)
+    found = fraction_lattice(g, numerator, denominator, bare=whole is None)
+    if whole is not None:  # the corpus always says "and": 4½ → four and a half, 1 7/8 → one and seven eighths
+        found = cat(words(*cardinal_strings(g, whole)), words("and"), found)
     if negative:
         found = cat(words("minus", "negative"), found)
     return found

@@ -371,3 +371,10 @@ def test_speech_turns_the_corpus_letter_spelling_into_words():
     assert Normalizer(None, corpus_letters=True).text(reading) == f"See {url}"
     assert reading_table(reading).splitlines()[-1] == "See battle dot net"
     assert "_letter" not in reading_table(reading) and "_letter" in reading_table(reading, corpus_letters=True)
+    # The corpus's pause marker inside a reading (TELEPHONE) is no word a speech engine should say; a token
+    # written "sil" is a word like any other.
+    phone = SentenceReading(["Call", "555-123-4567", "sil"], ["PLAIN", "TELEPHONE", "PLAIN"], [1.0, 1.0, 1.0],
+                            [SELF, "five five five sil one two three sil four five six seven", SELF],
+                            [False, False, False])
+    assert phone.speech == "Call five five five one two three four five six seven sil"
+    assert phone.spoken == "Call five five five sil one two three sil four five six seven sil"
