@@ -21,7 +21,8 @@ from tnforge.trainers.decoding.defaults import THRESHOLD
 @click.option("--threshold", default=THRESHOLD, type=click.FloatRange(0),
               help="Tagger probability from which PLAIN/PUNCT tokens are read as written (above 1: never).")
 @click.option("--corpus-letters", is_flag=True, default=False,
-              help="Write spelt-out URLs as the corpus does (b_letter a_letter ...), not as words (ba ...).")
+              help="Write readings as the corpus does: URLs spelt b_letter a_letter ..., not as words (ba ...), and "
+                   "the pause marker sil inside readings (telephone numbers) kept.")
 @common.decoding_options
 @common.progress_option(True, help="Progress bar on stderr for --file.")
 @common.runtime_options
