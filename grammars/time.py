@@ -36,9 +36,11 @@ def _zone(g: Grammar, zone: str, sign: str | None, hours: str | None, minutes: s
     return cat(found, words("plus" if sign == "+" else "minus"), offset)
 
 
-def minutes_lattice(g: Grammar, minutes: str) -> Lattice:
+def minutes_lattice(g: Grammar, minutes: str, hundred: bool = True) -> Lattice:
+    """The minutes after the hour; a full hour unsaid, "o'clock" or, when `hundred`, "hundred" (16:00 → sixteen
+    hundred)."""
     if minutes == "00":
-        return words("", "o'clock", "hundred")
+        return words("", "o'clock", *(["hundred"] if hundred else []))
     if minutes[0] == "0":
         return cat(words("o", "oh", "zero"), words(*cardinal_strings(g, minutes[1])))
     return words(*cardinal_strings(g, minutes))
@@ -112,7 +114,9 @@ def lattice(g: Grammar, token: str) -> Lattice:
     if minutes is None:
         found = cat(hour, words("", "o'clock"))
     elif seconds is None and fraction is None:  # 10:30, or 2:35 as a duration
-        found = alt(cat(hour, minutes_lattice(g, minutes)) if clock else [],
+        # "hundred" only on the 24-hour clock: 16:00 → sixteen hundred, but 8:00am → eight a m, 6:00 → six o'clock
+        hundred = half is None and not 1 <= int(hours) <= 12
+        found = alt(cat(hour, minutes_lattice(g, minutes, hundred)) if clock else [],
                     [] if half else _units(g, (hours, minutes), ("hours", "minutes")),
                     [] if half else _units(g, (hours, minutes), ("minutes", "seconds")))
     elif seconds is None:  # 1:02.5; 2:34.19 → two minutes thirty four seconds and nineteen milliseconds
