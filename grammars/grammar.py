@@ -97,7 +97,8 @@ class Grammar:
     @cached_property
     def units(self) -> dict[str, tuple[tuple[str, str], ...]]:
         """Unit symbol → ((singular, plural), …): the units table, the SI units, and every SI prefix with
-        every SI unit, read joined or apart (mA → milliamperes, milli amperes)."""
+        every SI unit, read joined or apart (mA → milliamperes, milli amperes), unless the units table has the
+        symbol (ft, pt, dB, kt: feet, pints, decibels, knots — never femtotonnes, picotonnes, decibytes)."""
         result: dict[str, tuple[tuple[str, str], ...]] = {}
 
         def add(symbol: str, singular: str, plural: str) -> None:
@@ -106,8 +107,18 @@ class Grammar:
 
         for symbol, singular, plural in self.tables["units"] + self.tables["si_units"]:
             add(symbol, singular, plural)
+        # The units table's own meaning of a symbol wins: ft is feet, not femtotonnes (but mA, a milliampere
+        # there too, also reads milliamp, as the SI unit A does).
+        written: dict[str, set[str]] = {}
+        si_names: dict[str, set[str]] = {}
+        for symbol, singular, _ in self.tables["units"]:
+            written.setdefault(symbol, set()).add(singular)
+        for symbol, singular, _ in self.tables["si_units"]:
+            si_names.setdefault(symbol, set()).add(singular)
         for prefix, spoken in self.tables["si_prefixes"]:
             for symbol, singular, plural in self.tables["si_units"]:
+                if prefix + symbol in written and not written[prefix + symbol] & {spoken + n for n in si_names[symbol]}:
+                    continue
                 add(prefix + symbol, spoken + singular, spoken + plural)
                 add(prefix + symbol, f"{spoken} {singular}", f"{spoken} {plural}")
         for symbol, names in list(result.items()):  # a capital K for kilo: KV, Kg, KHz, KWh
