@@ -1,5 +1,5 @@
 """MEASURE: 3kg → three kilograms, 2.5 μm, 107 mph, 0.001251 g/cm3 → … grams per c c, 142/km² → … per square
-kilometers, 1,046.0 sq mi, 50% → fifty percent, 1/2 cc → half a c c, with letter-spelled unit fallbacks."""
+kilometers, 1,046.0 sq mi, 50% → fifty percent, 1/2 cc → half a c c."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 _NUMBER = re.compile(r"^(-?(?:\d[\d,]*)?(?:\.\d+)?(?:\s*(?:thousand|million|billion|trillion))?)")
 _FRACTION = re.compile(r"^(\d+)/(\d+)\s+")
 _POWER = {"2": "square", "²": "square", "3": "cubic", "³": "cubic"}
-_SPELLABLE = re.compile(r"^[A-Za-z]+$")
 
 
 _SQUARE = ("sq ", "sq.", "square ")
@@ -36,8 +35,8 @@ def _base_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
 
 
 def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
-    """(singular, plural) names of one unit, with powers (m2, km², sq mi, square kilometer, meter2) and a
-    spelled fallback."""
+    """(singular, plural) names of one unit, with powers (m2, km², sq mi, square kilometer, meter2). A symbol's
+    letters only where the units table has them as a row (cc, kg, mm): never "thirty two f t" for 32 ft."""
     unit = unit.strip().rstrip(".") if unit.strip() not in g.units else unit.strip()
     names: list[tuple[str, str]] = list(g.units.get(unit, ()))
     if not names and re.fullmatch(r"[A-Za-z]+\.[A-Za-z]+", unit):  # fl.oz as fl oz
@@ -56,9 +55,6 @@ def _unit_names(g: Grammar, unit: str) -> list[tuple[str, str]]:
             names.append(("c c", "c c"))
     if not names:  # another case (hz, KHZ), written out (1/4 mile, 3 feet)
         names = _base_names(g, unit)
-    if names and _SPELLABLE.match(unit) and len(unit) <= 4:
-        spelled = " ".join(unit.lower())
-        names.append((spelled, spelled))
     return names
 
 
