@@ -144,17 +144,22 @@ def curve_report(curve: dict[float, dict], target: float = 0.01) -> tuple[str, d
                   f"err = {fit['a']:.3g} · n^−{fit['b']:.3f}; {'falls with every larger fraction' if fit['monotone'] else 'NOT monotone: the fit says little'}.",
                   f"Extrapolation (not a measurement): {target:.0%} error at n ≈ {_tokens(fit['size'])} training tokens"
                   + (f"; leaving one point out {_tokens(min(spread))} to {_tokens(max(spread))}" if spread else "")
+                  + (f"; the three largest sizes alone (b = {fit['largest_three']['b']:.3f}) "
+                     f"{_tokens(fit['largest_three']['size'])}" if "largest_three" in fit else "")
                   + (f"; fits to the intervals' lower error ends {_tokens(fit['lower_ends']['size'])}"
                      if "lower_ends" in fit else "")
                   + f", to their upper error ends {_tokens(fit['upper_ends']['size'])}."]
     errors = curve[max(curve)].get("non_trivial_error_forms", [])
     kinds = Counter(e[3] for e in errors)
     disagree = [e for e in errors if e[3] in ("gold and other", "other only")]
-    report["label_disagreement"] = {"errors": len(errors), "by_kind": dict(kinds), "examples": disagree[:20]}
+    memorised = sum(1 for e in disagree if e[2] in e[4])
+    report["label_disagreement"] = {"errors": len(errors), "by_kind": dict(kinds), "predicted_a_training_class": memorised,
+                                    "examples": disagree}
     lines += ["", f"Non-trivial errors at fraction {max(curve):g}: {len(errors)}; the form in the fold's training "
               f"sentences with another class (label disagreement): {len(disagree)} ({kinds['gold and other']} also "
               f"with the gold class, {kinds['other only']} never with it); seen only with the gold class "
-              f"{kinds['gold only']}; unseen {kinds['unseen']}.",
+              f"{kinds['gold only']}; unseen {kinds['unseen']}. {memorised} of the {len(disagree)} predicted a class the "
+              "training sentences give that form.",
               "Examples (form, gold → predicted; its classes in the fold's training sentences): "
               + ("; ".join(f"`{w}` {c} → {p} ({held})" for w, c, p, _, held in disagree[:8]) or "none")]
     return "\n".join(lines) + "\n", report

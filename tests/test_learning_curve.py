@@ -74,10 +74,12 @@ def test_extrapolation_reports_its_spread_and_whether_the_points_fall():
     assert result["lower_ends"]["size"] < result["size"] < result["upper_ends"]["size"]
     assert result["upper_ends"]["size"] == pytest.approx((2.5 / 0.01) ** 2, rel=1e-6)
     assert max(abs(r) for r in result["residuals"]) < 1e-9
+    assert result["largest_three"]["b"] == pytest.approx(0.5)
     bumpy = [0.08, 0.05, 0.06, 0.03]
     result = extrapolate(sizes, bumpy, [e / 2 for e in bumpy], [e * 2 for e in bumpy], target=0.01)
     assert not result["monotone"]
     assert len({round(f["b"], 6) for f in result["leave_one_out"]}) == 4
+    assert result["largest_three"]["b"] == pytest.approx(fit_power_law(sizes[1:], bumpy[1:]).b)
 
 
 def test_label_disagreement_kinds():

@@ -57,7 +57,8 @@ def fit_power_law(sizes: Sequence[float], errors: Sequence[float]) -> PowerLaw:
 def extrapolate(sizes: Sequence[float], errors: Sequence[float], lows: Sequence[float], highs: Sequence[float],
                 target: float) -> dict[str, Any]:
     """Fit err = a·n^(−b) to the measured points and report the size at `target` error, with its spread: the
-    fits leaving one point out (when there are ≥ 3) and the fits to the intervals' lower and upper ends.
+    fits leaving one point out (when there are ≥ 3), the fit to the three largest sizes only (the local slope
+    at the measured end; when there are ≥ 4) and the fits to the intervals' lower and upper ends.
     `monotone` says whether the error falls (or stays) with every larger size; if not, the fit says little."""
     order = sorted(range(len(sizes)), key=lambda i: sizes[i])
     central = fit_power_law(sizes, errors)
@@ -71,6 +72,10 @@ def extrapolate(sizes: Sequence[float], errors: Sequence[float], lows: Sequence[
                     for i in range(len(sizes))]
         result["leave_one_out"] = [{"left_out": sizes[i], "b": f.b, "size": f.size_at(target)}
                                    for i, f in enumerate(left_out)]
+    if len(sizes) >= 4:
+        last = order[-3:]
+        local = fit_power_law([sizes[i] for i in last], [errors[i] for i in last])
+        result["largest_three"] = {"a": local.a, "b": local.b, "size": local.size_at(target)}
     if min(lows) > 0:
         low = fit_power_law(sizes, lows)
         result["lower_ends"] = {"a": low.a, "b": low.b, "size": low.size_at(target)}
