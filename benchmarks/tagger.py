@@ -88,8 +88,8 @@ def cross_validate(sentences: list, folds: int, threads: int, fractions: Sequenc
             if fraction == max(fractions):
                 table = form_classes([s[0] for s in train], [s[1] for s in train])
                 tokens = [(w, c, t) for s in test for w, c, t in zip(*s, strict=True)]
-                errors += [(w, c, p, disagreement(table, w, c), dict(table.get(w, {}))) for (w, c, t), p in zip(tokens, found, strict=True)
-                           if not t and c != p]
+                errors += [(w, c, p, disagreement(table, w, c), dict(table.get(w, {})))
+                           for (w, c, t), p in zip(tokens, found, strict=True) if not t and c != p]
             print(f"fold {fold}, fraction {fraction:g}: {len(test)} sentences, {run['seconds'][-1]:.0f} s",
                   file=sys.stderr)
     result = {}
@@ -109,6 +109,26 @@ def _tokens(n: float) -> str:
     return f"{n:,.0f}" if n < 1e6 else f"{n / 1e6:,.3g} million" if n < 1e12 else f"{n:.2g}"
 
 
+def _fit_lines(fit: dict, points: int) -> list[str]:
+    """The power-law fit and, when the error falls at every step, its extrapolation with the spread."""
+    head = (f"Power-law fit of the non-trivial error rate (least squares in log-log, {points} points): "
+            f"err = {fit['a']:.3g} · n^−{fit['b']:.3f}; ")
+    if not fit["monotone"]:
+        return [head + "the error does NOT fall with every larger fraction: no extrapolation (the fit is in the JSON)."]
+    spread = [f["size"] for f in fit.get("leave_one_out", [])]
+    parts = [f"Extrapolation (not a measurement): {fit['target']:.0%} error at n ≈ {_tokens(fit['size'])} training "
+             "tokens"]
+    if spread:
+        parts.append(f"leaving one point out {_tokens(min(spread))} to {_tokens(max(spread))}")
+    if "largest_three" in fit:
+        parts.append(f"the three largest sizes alone (b = {fit['largest_three']['b']:.3f}) "
+                     f"{_tokens(fit['largest_three']['size'])}")
+    if "lower_ends" in fit:
+        parts.append(f"fitted to the intervals' lower error ends {_tokens(fit['lower_ends']['size'])}")
+    parts.append(f"to their upper error ends {_tokens(fit['upper_ends']['size'])}")
+    return [head + "the error falls with every larger fraction.", "; ".join(parts) + "."]
+
+
 def curve_report(curve: dict[float, dict], target: float = 0.01) -> tuple[str, dict]:
     """The learning curve as a Markdown table, the power-law fit of the non-trivial error rate against training
     tokens extrapolated to `target`, and the full-size errors' label disagreement; (text, JSON-ready dict)."""
@@ -118,8 +138,9 @@ def curve_report(curve: dict[float, dict], target: float = 0.01) -> tuple[str, d
     from tnforge.trainers.evaluation.significance import wilson_interval
 
     rows, points = [], []
-    lines = ["| training fraction | training tokens a fold (mean, with the early-stopping tenth) | errors, all tokens | accuracy, all tokens | "
-             "non-trivial errors | non-trivial accuracy | 95% interval (Wilson) | folds stopping early | rounds a fold | seconds (all folds) |",
+    lines = ["| training fraction | training tokens a fold (mean, with the early-stopping tenth) | errors, all tokens | "
+             "accuracy, all tokens | non-trivial errors | non-trivial accuracy | 95% interval (Wilson) | "
+             "folds stopping early | rounds a fold | seconds (all folds) |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for fraction, m in sorted(curve.items()):
         n, bad = m["non_trivial_tokens"], m["non_trivial_errors"]
@@ -127,9 +148,9 @@ def curve_report(curve: dict[float, dict], target: float = 0.01) -> tuple[str, d
         size = sum(m["train_tokens"]) / len(m["train_tokens"])
         rows.append({"fraction": fraction, "train_tokens": m["train_tokens"], "mean_train_tokens": size,
                      "tokens": m["tokens"], "errors": m["errors"], "accuracy": m["accuracy"],
-                     "non_trivial_tokens": n, "non_trivial_errors": bad, "non_trivial_accuracy": m["non_trivial_accuracy"],
-                     "non_trivial_interval": [low, high], "rounds": m["rounds"], "early_stopping": m["early_stopping"],
-                     "train_seconds": m["train_seconds"]})
+                     "non_trivial_tokens": n, "non_trivial_errors": bad,
+                     "non_trivial_accuracy": m["non_trivial_accuracy"], "non_trivial_interval": [low, high],
+                     "rounds": m["rounds"], "early_stopping": m["early_stopping"], "train_seconds": m["train_seconds"]})
         points.append((size, bad / n, 1 - high, 1 - low))
         lines.append(f"| {fraction:g} | {size:,.0f} | {m['errors']} | {m['accuracy']:.2%} | {bad} of {n:,} | "
                      f"{m['non_trivial_accuracy']:.2%} | {low:.2%}–{high:.2%} | "
@@ -139,27 +160,18 @@ def curve_report(curve: dict[float, dict], target: float = 0.01) -> tuple[str, d
     if len(points) >= 2 and min(p[1] for p in points) > 0:
         fit = extrapolate(*[[p[i] for p in points] for i in range(4)], target=target)
         report["fit"] = fit
-        spread = [f["size"] for f in fit.get("leave_one_out", [])]
-        lines += ["", f"Power-law fit of the non-trivial error rate (least squares in log-log, {len(points)} points): "
-                  f"err = {fit['a']:.3g} · n^−{fit['b']:.3f}; {'falls with every larger fraction' if fit['monotone'] else 'NOT monotone: the fit says little'}.",
-                  f"Extrapolation (not a measurement): {target:.0%} error at n ≈ {_tokens(fit['size'])} training tokens"
-                  + (f"; leaving one point out {_tokens(min(spread))} to {_tokens(max(spread))}" if spread else "")
-                  + (f"; the three largest sizes alone (b = {fit['largest_three']['b']:.3f}) "
-                     f"{_tokens(fit['largest_three']['size'])}" if "largest_three" in fit else "")
-                  + (f"; fits to the intervals' lower error ends {_tokens(fit['lower_ends']['size'])}"
-                     if "lower_ends" in fit else "")
-                  + f", to their upper error ends {_tokens(fit['upper_ends']['size'])}."]
+        lines += ["", *_fit_lines(fit, len(points))]
     errors = curve[max(curve)].get("non_trivial_error_forms", [])
     kinds = Counter(e[3] for e in errors)
     disagree = [e for e in errors if e[3] in ("gold and other", "other only")]
     memorised = sum(1 for e in disagree if e[2] in e[4])
-    report["label_disagreement"] = {"errors": len(errors), "by_kind": dict(kinds), "predicted_a_training_class": memorised,
-                                    "examples": disagree}
+    report["label_disagreement"] = {"errors": len(errors), "by_kind": dict(kinds),
+                                    "predicted_a_training_class": memorised, "examples": disagree}
     lines += ["", f"Non-trivial errors at fraction {max(curve):g}: {len(errors)}; the form in the fold's training "
               f"sentences with another class (label disagreement): {len(disagree)} ({kinds['gold and other']} also "
               f"with the gold class, {kinds['other only']} never with it); seen only with the gold class "
-              f"{kinds['gold only']}; unseen {kinds['unseen']}. {memorised} of the {len(disagree)} predicted a class the "
-              "training sentences give that form.",
+              f"{kinds['gold only']}; unseen {kinds['unseen']}. {memorised} of the {len(disagree)} predicted a class "
+              "the training sentences give that form.",
               "Examples (form, gold → predicted; its classes in the fold's training sentences): "
               + ("; ".join(f"`{w}` {c} → {p} ({held})" for w, c, p, _, held in disagree[:8]) or "none")]
     return "\n".join(lines) + "\n", report
