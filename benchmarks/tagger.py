@@ -8,6 +8,8 @@ and defaults are chosen on (docs/training.md), so test stays unseen until it is 
     python benchmarks/tagger.py --work /tmp/tagger-bench
     python benchmarks/tagger.py --work /tmp/tagger-bench --folds 0      # skip cross-validation
     python benchmarks/tagger.py --work /tmp/tagger-bench --cv-sentences train+dev --skip-split
+    python benchmarks/tagger.py --work /tmp/tagger-bench --cv-sentences train+dev --skip-split \\
+        --train-fractions 0.125,0.25,0.5,0.75,1     # learning curve, power-law extrapolation to 1% error
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,30 +43,149 @@ def corpus(path: Path) -> list[tuple[list[str], list[str], list[bool]]]:
     return sentences
 
 
-def cross_validate(sentences: list, folds: int, threads: int) -> dict:
-    """Train on k-1 folds (a tenth of them held for early stopping), predict the k-th; pooled figures."""
+def cross_validate(sentences: list, folds: int, threads: int, fractions: Sequence[float] = (1.0,),
+                   stop_seen: bool = False) -> dict:
+    """Train on k-1 folds (a tenth of them held for early stopping), predict the k-th; pooled figures per
+    training fraction: each fold's training sentences cut to the first fraction of a fixed order (a stable
+    hash of the sentence), so every fraction is scored on the same held-out folds and larger fractions hold
+    the smaller ones. The largest fraction's errors also say how the fold's training data holds their form.
+    `fit_tagger` stops early only when every class of the early-stopping sentences is among the training
+    sentences' (else it runs every round); `stop_seen` moves the early-stopping sentences holding another
+    class into training, so every fold stops early."""
     from tnforge.hashing import stable_hash64
+    from tnforge.trainers.evaluation.learning_curve import disagreement, form_classes, nested_subset
     from tnforge.trainers.tagger.metrics import class_metrics
     from tnforge.trainers.tagger.train import TaggerConfig, fit_tagger
 
     fold_of = [stable_hash64(" ".join(s[0]), seed=7) % folds for s in sentences]
-    gold, found, trivial, seconds = [], [], [], []
+    runs = {f: {"gold": [], "found": [], "trivial": [], "seconds": [], "train_tokens": [], "rounds": [],
+                "early_stopping": []}
+            for f in fractions}
+    errors = []  # (form, gold, predicted, how the fold's training data holds the form, its classes there)
     for fold in range(folds):
-        train = [s for s, f in zip(sentences, fold_of, strict=True) if f != fold]
-        stop = [s for s in train if stable_hash64(" ".join(s[0]), seed=8) % 10 == 0]
-        fit = [s for s in train if stable_hash64(" ".join(s[0]), seed=8) % 10 != 0]
+        every = [s for s, f in zip(sentences, fold_of, strict=True) if f != fold]
         test = [s for s, f in zip(sentences, fold_of, strict=True) if f == fold]
-        started = time.monotonic()
-        tagger = fit_tagger([s[0] for s in fit], [s[1] for s in fit], TaggerConfig(threads=threads),
-                            ([s[0] for s in stop], [s[1] for s in stop]))
-        seconds.append(time.monotonic() - started)
-        found += [p.cls for sentence in tagger.predict([s[0] for s in test]) for p in sentence]
-        gold += [c for s in test for c in s[1]]
-        trivial += [t for s in test for t in s[2]]
-        print(f"fold {fold}: {len(test)} sentences, {seconds[-1]:.0f} s", file=sys.stderr)
-    metrics = class_metrics(gold, found, trivial, sorted(set(gold)))
-    metrics["train_seconds"] = seconds
-    return metrics
+        for fraction in fractions:
+            train = [every[i] for i in nested_subset([" ".join(s[0]) for s in every], fraction)]
+            stop = [s for s in train if stable_hash64(" ".join(s[0]), seed=8) % 10 == 0]
+            fit = [s for s in train if stable_hash64(" ".join(s[0]), seed=8) % 10 != 0]
+            seen = {c for s in fit for c in s[1]}
+            if stop_seen:
+                fit += [s for s in stop if not set(s[1]) <= seen]
+                stop = [s for s in stop if set(s[1]) <= seen]
+            started = time.monotonic()
+            tagger = fit_tagger([s[0] for s in fit], [s[1] for s in fit], TaggerConfig(threads=threads),
+                                ([s[0] for s in stop], [s[1] for s in stop]))
+            run = runs[fraction]
+            run["seconds"].append(time.monotonic() - started)
+            run["train_tokens"].append(sum(len(s[0]) for s in train))
+            run["rounds"].append(tagger.description["training"]["rounds"])
+            run["early_stopping"].append(all(set(s[1]) <= seen for s in stop))
+            found = [p.cls for sentence in tagger.predict([s[0] for s in test]) for p in sentence]
+            run["found"] += found
+            run["gold"] += [c for s in test for c in s[1]]
+            run["trivial"] += [t for s in test for t in s[2]]
+            if fraction == max(fractions):
+                table = form_classes([s[0] for s in train], [s[1] for s in train])
+                tokens = [(w, c, t) for s in test for w, c, t in zip(*s, strict=True)]
+                errors += [(w, c, p, disagreement(table, w, c), dict(table.get(w, {})))
+                           for (w, c, t), p in zip(tokens, found, strict=True) if not t and c != p]
+            print(f"fold {fold}, fraction {fraction:g}: {len(test)} sentences, {run['seconds'][-1]:.0f} s",
+                  file=sys.stderr)
+    result = {}
+    for fraction, run in runs.items():
+        metrics = class_metrics(run["gold"], run["found"], run["trivial"], sorted(set(run["gold"])))
+        metrics.update({k: run[k] for k in ("train_tokens", "rounds", "early_stopping")})
+        metrics["train_seconds"] = run["seconds"]
+        result[fraction] = metrics
+    result[max(fractions)]["non_trivial_error_forms"] = errors
+    return result
+
+
+def _tokens(n: float) -> str:
+    """A token count for the report: exact below a million, else in millions (or more) to 3 figures."""
+    if n == float("inf"):
+        return "never (the fit does not fall)"
+    return f"{n:,.0f}" if n < 1e6 else f"{n / 1e6:,.3g} million" if n < 1e12 else f"{n:.2g}"
+
+
+def _fit_lines(fit: dict, points: int) -> list[str]:
+    """The power-law fit and, when the error falls at every step, its extrapolation with the spread."""
+    head = (f"Power-law fit of the non-trivial error rate (least squares in log-log, {points} points): "
+            f"err = {fit['a']:.3g} · n^−{fit['b']:.3f}; ")
+    if not fit["monotone"]:
+        return [head + "the error does NOT fall with every larger fraction: no extrapolation (the fit is in the JSON)."]
+    spread = [f["size"] for f in fit.get("leave_one_out", [])]
+    parts = [f"Extrapolation (not a measurement): {fit['target']:.0%} error at n ≈ {_tokens(fit['size'])} training "
+             "tokens"]
+    if spread:
+        parts.append(f"leaving one point out {_tokens(min(spread))} to {_tokens(max(spread))}")
+    if "largest_three" in fit:
+        parts.append(f"the three largest sizes alone (b = {fit['largest_three']['b']:.3f}) "
+                     f"{_tokens(fit['largest_three']['size'])}")
+    if "lower_ends" in fit:
+        parts.append(f"fitted to the intervals' lower error ends {_tokens(fit['lower_ends']['size'])}")
+    parts.append(f"to their upper error ends {_tokens(fit['upper_ends']['size'])}")
+    return [head + "the error falls with every larger fraction.", "; ".join(parts) + "."]
+
+
+def curve_report(curve: dict[float, dict], target: float = 0.01) -> tuple[str, dict]:
+    """The learning curve as a Markdown table, the power-law fit of the non-trivial error rate against training
+    tokens extrapolated to `target`, and the full-size errors' label disagreement; (text, JSON-ready dict)."""
+    from collections import Counter
+
+    from tnforge.trainers.evaluation.learning_curve import extrapolate
+    from tnforge.trainers.evaluation.significance import wilson_interval
+
+    rows, points = [], []
+    lines = ["| training fraction | training tokens a fold (mean, with the early-stopping tenth) | errors, all tokens | "
+             "accuracy, all tokens | non-trivial errors | non-trivial accuracy | 95% interval (Wilson) | "
+             "folds stopping early | rounds a fold | seconds (all folds) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for fraction, m in sorted(curve.items()):
+        n, bad = m["non_trivial_tokens"], m["non_trivial_errors"]
+        low, high = wilson_interval(n - bad, n)
+        size = sum(m["train_tokens"]) / len(m["train_tokens"])
+        rows.append({"fraction": fraction, "train_tokens": m["train_tokens"], "mean_train_tokens": size,
+                     "tokens": m["tokens"], "errors": m["errors"], "accuracy": m["accuracy"],
+                     "non_trivial_tokens": n, "non_trivial_errors": bad,
+                     "non_trivial_accuracy": m["non_trivial_accuracy"], "non_trivial_interval": [low, high],
+                     "rounds": m["rounds"], "early_stopping": m["early_stopping"], "train_seconds": m["train_seconds"]})
+        points.append((size, bad / n, 1 - high, 1 - low))
+        lines.append(f"| {fraction:g} | {size:,.0f} | {m['errors']} | {m['accuracy']:.2%} | {bad} of {n:,} | "
+                     f"{m['non_trivial_accuracy']:.2%} | {low:.2%}–{high:.2%} | "
+                     f"{sum(m['early_stopping'])} of {len(m['rounds'])} | {min(m['rounds'])}–{max(m['rounds'])} | "
+                     f"{sum(m['train_seconds']):.0f} |")
+    report: dict = {"curve": rows}
+    if len(points) >= 2 and min(p[1] for p in points) > 0:
+        fit = extrapolate(*[[p[i] for p in points] for i in range(4)], target=target)
+        report["fit"] = fit
+        lines += ["", *_fit_lines(fit, len(points))]
+    errors = curve[max(curve)].get("non_trivial_error_forms", [])
+    kinds = Counter(e[3] for e in errors)
+    disagree = [e for e in errors if e[3] in ("gold and other", "other only")]
+    memorised = sum(1 for e in disagree if e[2] in e[4])
+    report["label_disagreement"] = {"errors": len(errors), "by_kind": dict(kinds),
+                                    "predicted_a_training_class": memorised, "examples": disagree}
+    lines += ["", f"Non-trivial errors at fraction {max(curve):g}: {len(errors)}; the form in the fold's training "
+              f"sentences with another class (label disagreement): {len(disagree)} ({kinds['gold and other']} also "
+              f"with the gold class, {kinds['other only']} never with it); seen only with the gold class "
+              f"{kinds['gold only']}; unseen {kinds['unseen']}. {memorised} of the {len(disagree)} predicted a class "
+              "the training sentences give that form.",
+              "Examples (form, gold → predicted; its classes in the fold's training sentences): "
+              + ("; ".join(f"`{w}` {c} → {p} ({held})" for w, c, p, _, held in disagree[:8]) or "none")]
+    return "\n".join(lines) + "\n", report
+
+
+def fractions_of(text: str) -> list[float]:
+    """The sorted, distinct fractions of `--train-fractions`; exit with one line when one is not in (0, 1]."""
+    try:
+        fractions = sorted({float(f) for f in text.split(",")})
+    except ValueError:
+        sys.exit(f"--train-fractions {text!r}: not a comma-separated list of numbers")
+    if not 0 < fractions[0] <= fractions[-1] <= 1:
+        sys.exit(f"--train-fractions {text!r}: every fraction must be in (0, 1]")
+    return fractions
 
 
 def main() -> None:
@@ -74,6 +196,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--cv-sentences", choices=("all", "train+dev"), default="all",
                         help="cross-validate over every sentence, or all but the build's test split")
+    parser.add_argument("--train-fractions", default="",
+                        help="learning curve: comma-separated fractions of each fold's training sentences, e.g. "
+                             "0.125,0.25,0.5,0.75,1 (a table, a power-law fit, JSON in --work)")
+    parser.add_argument("--stop-seen-classes", action="store_true",
+                        help="cross-validation: move early-stopping sentences holding a class the fold's training "
+                             "sentences lack into training, so every fold stops early")
     parser.add_argument("--skip-split", action="store_true", help="skip training and scoring on the build's split")
     args = parser.parse_args()
     if not args.data.exists():
@@ -100,13 +228,25 @@ def main() -> None:
 
             held = {tuple(tokens) for tokens in read_eval_sentences(data, "test")[0]}
             sentences = [s for s in sentences if tuple(s[0]) not in held]
-        m = cross_validate(sentences, args.folds, args.threads)
+        fractions = fractions_of(args.train_fractions) if args.train_fractions else [1.0]
+        curve = cross_validate(sentences, args.folds, args.threads, fractions, args.stop_seen_classes)
+        m = curve[max(fractions)]
         print(f"{args.folds}-fold CV over {args.cv_sentences} ({len(sentences)} sentences): accuracy {m['accuracy']:.4%} ({m['errors']}/{m['tokens']}), non-trivial "
               f"{m['non_trivial_accuracy']:.4%} ({m['non_trivial_errors']}/{m['non_trivial_tokens']})")
         print(json.dumps({k: {"recall": round(v["recall"], 4), "precision": round(v["precision"], 4),
                               "support": v["support"]} for k, v in m["per_class"].items()}))
         print(json.dumps(m["confusion"]))
-
+        if args.train_fractions:
+            text, report = curve_report(curve)
+            report.update({"folds": args.folds, "cv_sentences": args.cv_sentences, "sentences": len(sentences),
+                           "stop_seen_classes": args.stop_seen_classes,
+                           "data": str(args.data)})
+            args.work.mkdir(parents=True, exist_ok=True)
+            out = args.work / "learning_curve.json"
+            tmp = out.with_suffix(".json.tmp")
+            tmp.write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
+            tmp.replace(out)
+            print(f"\nLearning curve ({args.folds}-fold CV over {args.cv_sentences}; JSON: {out}):\n\n{text}")
 
 if __name__ == "__main__":
     main()

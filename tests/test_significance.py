@@ -13,6 +13,7 @@ from tnforge.trainers.evaluation.significance import (
     mcnemar_exact,
     paired_test,
     sign_test,
+    wilson_interval,
 )
 
 
@@ -50,3 +51,14 @@ def test_paired_test_counts_discordant_tokens() -> None:
     assert math.isclose(result["p_exact"], mcnemar_exact(10, 2))
     with pytest.raises(ValueError):
         discordant([True], [True, False])
+
+
+def test_wilson_interval_known_values() -> None:
+    low, high = wilson_interval(95, 100)
+    # scipy.stats.binomtest(95, 100).proportion_ci(method="wilson")
+    assert (low, high) == pytest.approx((0.8882495307680809, 0.978456320845632), rel=1e-12)
+    assert wilson_interval(0, 20)[0] == 0.0 and wilson_interval(20, 20)[1] == 1.0
+    assert wilson_interval(20, 20)[0] == pytest.approx(20 / (20 + 1.959963984540054 ** 2))
+    assert wilson_interval(3, 0) == (0.0, 1.0)
+    narrow, wide = wilson_interval(970, 1000), wilson_interval(97, 100)
+    assert wide[0] < narrow[0] < 0.97 < narrow[1] < wide[1]

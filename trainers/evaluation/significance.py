@@ -4,6 +4,7 @@ With b = tokens only system A gets right and c = tokens only system B gets right
 * McNemar exact: two-sided binomial test of b against Binomial(b + c, ½);
 * McNemar χ²: (|b − c| − 1)² / (b + c) with continuity correction (or (b − c)² / (b + c) without), 1 d.f.;
 * sign test: the same binomial test on wins and losses of any paired scores (ties dropped).
+And the Wilson score interval of one proportion (an accuracy from k right of n).
 Pure Python (math.comb / math.erfc); no scipy needed.
 """
 
@@ -57,3 +58,13 @@ def paired_test(correct_a: Sequence[bool], correct_b: Sequence[bool]) -> dict[st
     statistic, p_chi2 = mcnemar_chi2(b, c)
     return {"only_a_correct": b, "only_b_correct": c, "p_exact": mcnemar_exact(b, c), "chi2": statistic,
             "p_chi2": p_chi2}
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (95% for the default z); (0, 1) when there are no trials."""
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
