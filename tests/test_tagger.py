@@ -192,9 +192,9 @@ def test_rules_catch_the_forms_the_corpus_never_disputes():
         "TIME", "FRACTION", "DECIMAL", "ELECTRONIC", "ELECTRONIC", "VERBATIM", None, None]
     assert [rule_class(t) for t in ["4:30 PM EST", "10 a.m.", "18:00:00Z", "2:34.19", "US$5 million", "Rs 10 lakh",
                                     "86 million USD", "3½", "8 1/2", "200 ms", "480 million", "3.66E-49",
-                                    "(555) 123-4567", "1-800-555-0199", "0008", "PHP 5.1"]] == [
+                                    "(555) 123-4567", "1-800-555-0199", "0891-1851", "0008", "PHP 5.1"]] == [
         "TIME", "TIME", "TIME", "TIME", "MONEY", "MONEY", "MONEY", "FRACTION", "FRACTION", "MEASURE", "DECIMAL",
-        "DECIMAL", "TELEPHONE", "TELEPHONE", "DIGIT", None]
+        "DECIMAL", "TELEPHONE", "TELEPHONE", "TELEPHONE", "DIGIT", None]
     ratio, note = "the 1 : 1 ratio".split(), "Note : 1 of 2".split()
     assert context_class(ratio, 2) == "PLAIN" and context_class(note, 1) is None
     assert context_class(ratio, 1) is None and context_class(["$20"], 0) == "MONEY"

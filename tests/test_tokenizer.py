@@ -49,7 +49,9 @@ def test_detokenize_attaches_punctuation_as_written():
      ["Add", "3½", "cups", ",", "4 ½", "spoons", ",", "¾", "of", "it", "or", "8 1/2", "inches", "."]),
     ("It is 200 ms, -59 kg, 83 %, 8 million m² and 3.66E-49.",
      ["It", "is", "200 ms", ",", "-59 kg", ",", "83 %", ",", "8 million m²", "and", "3.66E-49", "."]),
-    ("Call (555) 123-4567 or +44 20 7946 0958.", ["Call", "(555) 123-4567", "or", "+44 20 7946 0958", "."]),
+    ("Call (555) 123-4567 or +44 20 7946 0958, ISSN 0891-1851 (not 2003-04).",
+     ["Call", "(555) 123-4567", "or", "+44 20 7946 0958", ",", "ISSN", "0891-1851", "(", "not", "2003", "-", "04", ")",
+      "."]),
     # Not joined: a name after a number, the language PHP, a word that only starts like a unit.
     ("Psalm 6 Am. PHP 5.1 runs 2.5 million miles.",
      ["Psalm", "6", "Am", ".", "PHP", "5.1", "runs", "2.5 million", "miles", "."]),
