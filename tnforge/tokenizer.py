@@ -115,12 +115,12 @@ _RULES: list[tuple[str, str]] = [
     ("fraction", rf"(?:\d+ ?)?[{VULGAR_FRACTIONS}]|\d{{1,3}} \d{{1,2}}/\d{{1,3}}(?![\d/])"),
     ("scaled", rf"(?:{_NUMBER}) {_SCALE}\b(?! ?{UNIT}(?![\w²³/]))"),
     ("measure", rf"(?:(?<!\S)-)?(?:{_NUMBER})(?: {_SCALE})? (?:{UNIT}(?:/(?:s|h|hr|min|day|yr|year))?(?![\w²³/])|%)"),
-    # A range of two numbers is three tokens ("1914 - 1918"); three or more parts stay one (2008-09-30, ISBNs).
     # Telephone numbers the corpus keeps whole: "(555) 123-4567", "+44 20 7946 0958", "020 7946 0958",
     # and two groups after a leading zero, which no year range has ("0891-1851", an ISSN; "06-323").
     ("telephone", r"\(\d{3}\) ?\d{3}-\d{4}(?!\d)|\+\d{1,3}(?:[ -]\d{1,4}){2,5}(?![\d-])|0\d{2,4} \d{3,4} \d{4}(?!\d)"
                   r"|(?<![\w-])0\d{1,3}-\d{2,}(?![\w-])"),
     ("scientific", r"(?:(?<!\S)-)?\d+(?:\.\d+[eE][-−+]?|[eE][-−+])\d+(?!\w|\.\d)"),  # "3.66E-49", "2e+6"
+    # A range of two numbers is three tokens ("1914 - 1918"); three or more parts stay one (2008-09-30, ISBNs).
     ("number", rf"(?:(?<!\S)-)?(?:{_NUM_CORE}(?:-{_NUM_CORE}){{2,}}|{_NUM_CORE}|(?<!\S)\.\d+)"
                r"(?:/(?:km|mi)[²2]|'s|[A-Za-z%°²³]+\d*)?"),
     ("prefix", r"[A-Z]{1,4}-(?=\d)"),  # "STS-" of "STS-121"
