@@ -43,15 +43,13 @@ def corpus(path: Path) -> list[tuple[list[str], list[str], list[bool]]]:
     return sentences
 
 
-def cross_validate(sentences: list, folds: int, threads: int, fractions: Sequence[float] = (1.0,),
-                   stop_seen: bool = False) -> dict:
+def cross_validate(sentences: list, folds: int, threads: int, fractions: Sequence[float] = (1.0,)) -> dict:
     """Train on k-1 folds (a tenth of them held for early stopping), predict the k-th; pooled figures per
     training fraction: each fold's training sentences cut to the first fraction of a fixed order (a stable
     hash of the sentence), so every fraction is scored on the same held-out folds and larger fractions hold
     the smaller ones. The largest fraction's errors also say how the fold's training data holds their form.
-    `fit_tagger` stops early only when every class of the early-stopping sentences is among the training
-    sentences' (else it runs every round); `stop_seen` moves the early-stopping sentences holding another
-    class into training, so every fold stops early."""
+    Early stopping leaves out the held tenth's tokens of classes the fold's training sentences lack
+    (`fit_tagger`; counted per fold)."""
     from tnforge.hashing import stable_hash64
     from tnforge.trainers.evaluation.learning_curve import disagreement, form_classes, nested_subset
     from tnforge.trainers.tagger.metrics import class_metrics
@@ -59,7 +57,7 @@ def cross_validate(sentences: list, folds: int, threads: int, fractions: Sequenc
 
     fold_of = [stable_hash64(" ".join(s[0]), seed=7) % folds for s in sentences]
     runs = {f: {"gold": [], "found": [], "trivial": [], "seconds": [], "train_tokens": [], "rounds": [],
-                "early_stopping": []}
+                "left_out": []}
             for f in fractions}
     errors = []  # (form, gold, predicted, how the fold's training data holds the form, its classes there)
     for fold in range(folds):
@@ -69,10 +67,6 @@ def cross_validate(sentences: list, folds: int, threads: int, fractions: Sequenc
             train = [every[i] for i in nested_subset([" ".join(s[0]) for s in every], fraction)]
             stop = [s for s in train if stable_hash64(" ".join(s[0]), seed=8) % 10 == 0]
             fit = [s for s in train if stable_hash64(" ".join(s[0]), seed=8) % 10 != 0]
-            seen = {c for s in fit for c in s[1]}
-            if stop_seen:
-                fit += [s for s in stop if not set(s[1]) <= seen]
-                stop = [s for s in stop if set(s[1]) <= seen]
             started = time.monotonic()
             tagger = fit_tagger([s[0] for s in fit], [s[1] for s in fit], TaggerConfig(threads=threads),
                                 ([s[0] for s in stop], [s[1] for s in stop]))
@@ -80,7 +74,7 @@ def cross_validate(sentences: list, folds: int, threads: int, fractions: Sequenc
             run["seconds"].append(time.monotonic() - started)
             run["train_tokens"].append(sum(len(s[0]) for s in train))
             run["rounds"].append(tagger.description["training"]["rounds"])
-            run["early_stopping"].append(all(set(s[1]) <= seen for s in stop))
+            run["left_out"].append(tagger.description["training"]["dev_tokens_left_out"])
             found = [p.cls for sentence in tagger.predict([s[0] for s in test]) for p in sentence]
             run["found"] += found
             run["gold"] += [c for s in test for c in s[1]]
@@ -95,7 +89,7 @@ def cross_validate(sentences: list, folds: int, threads: int, fractions: Sequenc
     result = {}
     for fraction, run in runs.items():
         metrics = class_metrics(run["gold"], run["found"], run["trivial"], sorted(set(run["gold"])))
-        metrics.update({k: run[k] for k in ("train_tokens", "rounds", "early_stopping")})
+        metrics.update({k: run[k] for k in ("train_tokens", "rounds", "left_out")})
         metrics["train_seconds"] = run["seconds"]
         result[fraction] = metrics
     result[max(fractions)]["non_trivial_error_forms"] = errors
@@ -140,7 +134,7 @@ def curve_report(curve: dict[float, dict], target: float = 0.01) -> tuple[str, d
     rows, points = [], []
     lines = ["| training fraction | training tokens a fold (mean, with the early-stopping tenth) | errors, all tokens | "
              "accuracy, all tokens | non-trivial errors | non-trivial accuracy | 95% interval (Wilson) | "
-             "folds stopping early | rounds a fold | seconds (all folds) |",
+             "early-stopping tokens left out (unseen classes) | rounds a fold | seconds (all folds) |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for fraction, m in sorted(curve.items()):
         n, bad = m["non_trivial_tokens"], m["non_trivial_errors"]
@@ -150,11 +144,11 @@ def curve_report(curve: dict[float, dict], target: float = 0.01) -> tuple[str, d
                      "tokens": m["tokens"], "errors": m["errors"], "accuracy": m["accuracy"],
                      "non_trivial_tokens": n, "non_trivial_errors": bad,
                      "non_trivial_accuracy": m["non_trivial_accuracy"], "non_trivial_interval": [low, high],
-                     "rounds": m["rounds"], "early_stopping": m["early_stopping"], "train_seconds": m["train_seconds"]})
+                     "rounds": m["rounds"], "left_out": m["left_out"], "train_seconds": m["train_seconds"]})
         points.append((size, bad / n, 1 - high, 1 - low))
         lines.append(f"| {fraction:g} | {size:,.0f} | {m['errors']} | {m['accuracy']:.2%} | {bad} of {n:,} | "
                      f"{m['non_trivial_accuracy']:.2%} | {low:.2%}–{high:.2%} | "
-                     f"{sum(m['early_stopping'])} of {len(m['rounds'])} | {min(m['rounds'])}–{max(m['rounds'])} | "
+                     f"{sum(m['left_out'])} | {min(m['rounds'])}–{max(m['rounds'])} | "
                      f"{sum(m['train_seconds']):.0f} |")
     report: dict = {"curve": rows}
     if len(points) >= 2 and min(p[1] for p in points) > 0:
@@ -199,9 +193,6 @@ def main() -> None:
     parser.add_argument("--train-fractions", default="",
                         help="learning curve: comma-separated fractions of each fold's training sentences, e.g. "
                              "0.125,0.25,0.5,0.75,1 (a table, a power-law fit, JSON in --work)")
-    parser.add_argument("--stop-seen-classes", action="store_true",
-                        help="cross-validation: move early-stopping sentences holding a class the fold's training "
-                             "sentences lack into training, so every fold stops early")
     parser.add_argument("--skip-split", action="store_true", help="skip training and scoring on the build's split")
     args = parser.parse_args()
     if not args.data.exists():
@@ -229,7 +220,7 @@ def main() -> None:
             held = {tuple(tokens) for tokens in read_eval_sentences(data, "test")[0]}
             sentences = [s for s in sentences if tuple(s[0]) not in held]
         fractions = fractions_of(args.train_fractions) if args.train_fractions else [1.0]
-        curve = cross_validate(sentences, args.folds, args.threads, fractions, args.stop_seen_classes)
+        curve = cross_validate(sentences, args.folds, args.threads, fractions)
         m = curve[max(fractions)]
         print(f"{args.folds}-fold CV over {args.cv_sentences} ({len(sentences)} sentences): accuracy {m['accuracy']:.4%} ({m['errors']}/{m['tokens']}), non-trivial "
               f"{m['non_trivial_accuracy']:.4%} ({m['non_trivial_errors']}/{m['non_trivial_tokens']})")
@@ -239,7 +230,6 @@ def main() -> None:
         if args.train_fractions:
             text, report = curve_report(curve)
             report.update({"folds": args.folds, "cv_sentences": args.cv_sentences, "sentences": len(sentences),
-                           "stop_seen_classes": args.stop_seen_classes,
                            "data": str(args.data)})
             args.work.mkdir(parents=True, exist_ok=True)
             out = args.work / "learning_curve.json"

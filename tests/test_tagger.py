@@ -320,3 +320,26 @@ def test_empty_input_predicts_nothing(run):
     tagger = load_tagger(run)
     assert tagger.predict([]) == [] and tagger.predict([[]]) == [[]]
     assert tagger.probabilities([]).shape == (0, len(tagger.classes))
+
+
+def test_early_stopping_leaves_out_dev_classes_the_train_split_lacks(bundled_build):
+    """A class only dev holds (here ADDRESS, once, after its train sentences are dropped) cannot be scored by the
+    booster: early stopping judges the other dev tokens rather than being turned off (it then ran all 400 rounds),
+    and the run says what it left out."""
+    from pathlib import Path as _Path
+
+    from tnforge.trainers.tagger.train import TaggerConfig, TaggerReport, describe, fit_tagger
+
+    tokens, labels = read_train_sentences(bundled_build)
+    kept = [i for i, classes in enumerate(labels) if "ADDRESS" not in classes]
+    dev_tokens, dev_labels, _ = read_eval_sentences(bundled_build, "dev")
+    assert sum(c == "ADDRESS" for s in dev_labels for c in s) == 1
+    config = TaggerConfig(learning_rate=0.5)  # fast enough that the dev loss turns within the 400 rounds
+    tagger = fit_tagger([tokens[i] for i in kept], [labels[i] for i in kept], config, (dev_tokens, dev_labels))
+    training = tagger.description["training"]
+    assert "ADDRESS" not in tagger.classes
+    assert training["early_stopping"] and training["rounds"] < config.rounds
+    assert training["dev_tokens_left_out"] == 1 and training["dev_classes_left_out"] == ["ADDRESS"]
+    note, _ = describe(TaggerReport(_Path("run"), list(tagger.classes), training["train_tokens"], training["rounds"],
+                                    1.0, left_out={"tokens": 1, "classes": ["ADDRESS"]}))
+    assert "early stopping left out 1 dev token(s) of classes the train split lacks (ADDRESS)" in note

@@ -60,6 +60,7 @@ class TaggerReport:
     seconds: float
     dev: dict[str, Any] = field(default_factory=dict)
     test: dict[str, Any] = field(default_factory=dict)
+    left_out: dict[str, Any] = field(default_factory=dict)  # dev tokens early stopping could not score, by class
 
 
 def read_train_sentences(root: str | os.PathLike, split: str = "train") -> tuple[list[list[str]], list[list[str]]]:
@@ -190,16 +191,23 @@ def fit_tagger(tokens: Sequence[Sequence[str]], labels: Sequence[Sequence[str]],
               "device": xgboost_device(config.device)}
     evals, stopping = [], None
     dev_flat = [c for s in dev[1] for c in s] if dev else []
-    if config.patience and dev_flat and all(c in index for c in dev_flat):
-        ddev = xgboost.DMatrix(features(dev[0], lexicon), feature_names=names,
-                               label=np.asarray([index[c] for c in dev_flat], dtype=np.float32))
+    # Early stopping judges the dev tokens of the classes the train split has: a class only dev holds (a rare
+    # ADDRESS) cannot be scored, and is left out of the stopping set rather than turning early stopping off.
+    known = np.asarray([c in index for c in dev_flat], dtype=bool)
+    if config.patience and known.any():
+        ddev = xgboost.DMatrix(features(dev[0], lexicon)[known], feature_names=names,
+                               label=np.asarray([index[c] for c in dev_flat if c in index], dtype=np.float32))
         evals, stopping = [(ddev, "dev")], config.patience
     booster = xgboost.train(params, dtrain, num_boost_round=config.rounds, evals=evals,
                             early_stopping_rounds=stopping, verbose_eval=False)
     if stopping:
         booster = booster[: booster.best_iteration + 1]
     settings = {k: v for k, v in asdict(config).items() if k not in ("data", "out", "overwrite")}
+    unseen = sorted({c for c in dev_flat if c not in index})
     return Tagger(booster, lexicon, {"training": {"train_tokens": len(flat), "rounds": booster.num_boosted_rounds(),
+                                                  "early_stopping": bool(stopping),
+                                                  "dev_tokens_left_out": int((~known).sum()),
+                                                  "dev_classes_left_out": unseen,
                                                   "config": settings, "class_weights": weights}})
 
 
@@ -220,7 +228,8 @@ def train_tagger(config: TaggerConfig) -> TaggerReport:
     tagger = fit_tagger(tokens, labels, config, (dev_tokens, dev_labels))
     training = tagger.description["training"]
     report = TaggerReport(run, list(tagger.classes), training["train_tokens"], training["rounds"], 0.0,
-                          _evaluate(tagger, config.data, "dev"), _evaluate(tagger, config.data, "test"))
+                          _evaluate(tagger, config.data, "dev"), _evaluate(tagger, config.data, "test"),
+                          {"tokens": training["dev_tokens_left_out"], "classes": training["dev_classes_left_out"]})
     report.seconds = round(time.monotonic() - started, 1)
     tagger.save(run, {
         "training": {"data": os.path.abspath(config.data), "manifest_sha256": _manifest_sha256(config.data),
@@ -243,6 +252,9 @@ def _report_markdown(report: TaggerReport) -> str:
 def describe(report: TaggerReport) -> tuple[str, str]:
     """(a note for stderr, a summary for stdout) of a finished run."""
     note = f"tagger: {report.train_tokens} train tokens, {report.rounds} rounds in {report.seconds} s → {report.run}"
+    if report.left_out.get("tokens"):
+        note += (f"\nearly stopping left out {report.left_out['tokens']} dev token(s) of classes the train split lacks "
+                 f"({', '.join(report.left_out['classes'])}): the tagger cannot predict them")
     lines = []
     for name, m in (("dev", report.dev), ("test", report.test)):
         if m:
