@@ -25,7 +25,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 CARRIER = "It was {} here."
-PARTS = ("studied", "held-out")
 
 
 def measure(tokens: list[tuple[str, str, str]], tagger, normalizer=None) -> dict[str, dict[str, int]]:
