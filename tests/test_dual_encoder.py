@@ -237,3 +237,25 @@ def test_unknown_selection_is_a_clear_error() -> None:
         selection_score({"auc": 0.9}, "accuracy")
     assert selection_score({"auc": 0.9}, "auc-nontrivial") == 0.9  # no trivial pairs: all pairs
     assert selection_score({"auc": 0.9, "nontrivial": {"auc": 0.7}}, "auc-nontrivial") == 0.7
+
+
+def test_training_without_dev_pairs_keeps_the_last_epoch_and_says_so(tmp_path) -> None:
+    """No dev pairs (a build with `--split none`): nothing to judge by, so no early stopping (it used to stop after
+    `patience` epochs and keep the first epoch as best.pt) and best.pt is the last epoch, as the note says."""
+    from tnforge.trainers.dual_encoders.runs import describe
+
+    root = tmp_path / "data"
+    pairs, vocab = pairs_rows("train", list(range(30)))
+    empty, empty_vocab = pairs_rows("dev", [])
+    for split, (p, v) in (("train", (pairs, vocab)), ("dev", (empty, empty_vocab))):
+        write_sharded(pa.Table.from_pydict(p, schema=schemas.PAIRS), dataset_path(root, "pairs", split), schemas.PAIRS)
+        write_sharded(pa.Table.from_pydict(v, schema=schemas.VOCAB_PAIRS), dataset_path(root, "vocab_pairs", split),
+                      schemas.VOCAB_PAIRS)
+    config = DETrainConfig(data=str(root), out=str(tmp_path / "run"), kind="sequence", device="cpu", epochs=4,
+                           patience=1, batch_size=32, seed=5, progress=False, threads=1, model=DualEncoderConfig(**SMALL))
+    result = train_dual_encoder(config)
+    assert result.dev_pairs == 0 and result.stopped != "early stopping" and result.epochs == 4
+    assert result.best["epoch"] == 3
+    assert load_dual_encoder(tmp_path / "run", "cpu").metrics["dev"]["epoch"] == 3
+    note, _ = describe(result, "")
+    assert "no dev pairs: best.pt is the last epoch's weights" in note

@@ -226,3 +226,25 @@ def test_trainers_import_neither_beam_nor_pynini():
             "tnforge.cli.sweep_lambda, tnforge.cli.loop; "
             "bad = [m for m in ('apache_beam', 'pynini') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_training_without_dev_examples_keeps_the_last_weights_and_says_so(tmp_path):
+    """A build without a dev split (`--split none`) gives nothing to judge by: no early stopping (it used to stop
+    after `patience` evaluations of an empty dev split, keeping the first epoch's weights as best.pt), no
+    learning-rate decay, best.pt is the last weights, and the summary says so."""
+    from tnforge.datasets import dataset_path, write_sharded
+    from tnforge.manifest import mark_complete, write_manifest
+    from tnforge.schemas import EXAMPLES
+    from tnforge.trainers.seq2seq.train import describe, train
+
+    data = tmp_path / "data"
+    write_sharded(examples_table(TINY_SENTENCES, "train"), dataset_path(data, "examples", "train"), EXAMPLES)
+    write_sharded(examples_table([], "dev"), dataset_path(data, "examples", "dev"), EXAMPLES)  # as --split none
+    write_manifest(data, mark_complete({}))
+    result = train(tiny_config(data, tmp_path / "run", epochs=5, patience=1))
+    assert result.stopped == "epochs" and result.epochs == 5
+    assert result.best["step"] == result.steps and "dev_accuracy" not in result.best
+    assert torch.load(tmp_path / "run" / "best.pt", weights_only=False)["training"]["best"]["step"] == result.steps
+    _, summary = describe(result)
+    assert f"no dev examples: best.pt is the last weights (step {result.steps})" in summary
+    assert (tmp_path / "run" / "training.png").exists()

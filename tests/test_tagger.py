@@ -326,9 +326,7 @@ def test_early_stopping_leaves_out_dev_classes_the_train_split_lacks(bundled_bui
     """A class only dev holds (here ADDRESS, once, after its train sentences are dropped) cannot be scored by the
     booster: early stopping judges the other dev tokens rather than being turned off (it then ran all 400 rounds),
     and the run says what it left out."""
-    from pathlib import Path as _Path
-
-    from tnforge.trainers.tagger.train import TaggerConfig, TaggerReport, describe, fit_tagger
+    from tnforge.trainers.tagger.train import TaggerConfig, fit_tagger, training_notes
 
     tokens, labels = read_train_sentences(bundled_build)
     kept = [i for i, classes in enumerate(labels) if "ADDRESS" not in classes]
@@ -340,6 +338,10 @@ def test_early_stopping_leaves_out_dev_classes_the_train_split_lacks(bundled_bui
     assert "ADDRESS" not in tagger.classes
     assert training["early_stopping"] and training["rounds"] < config.rounds
     assert training["dev_tokens_left_out"] == 1 and training["dev_classes_left_out"] == ["ADDRESS"]
-    note, _ = describe(TaggerReport(_Path("run"), list(tagger.classes), training["train_tokens"], training["rounds"],
-                                    1.0, left_out={"tokens": 1, "classes": ["ADDRESS"]}))
-    assert "early stopping left out 1 dev token(s) of classes the train split lacks (ADDRESS)" in note
+    assert training_notes(training) == [
+        "early stopping left out 1 dev token(s) of classes the train split lacks (ADDRESS): the tagger cannot predict "
+        "them"]
+    # Without dev tokens at all there is nothing to stop on, and the run says so.
+    alone = fit_tagger([tokens[i] for i in kept], [labels[i] for i in kept], TaggerConfig(rounds=20), ([], []))
+    assert training_notes(alone.description["training"]) == [
+        "no dev tokens to stop early on: all 20 rounds ran (build with a dev split)"]

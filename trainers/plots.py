@@ -39,7 +39,7 @@ def plot_training(metrics: str | os.PathLike, out: str | os.PathLike) -> Path | 
         return None
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     train = [r for r in records if r.get("event") == "train"]
-    dev = [r for r in records if r.get("event") == "dev"]
+    dev = [r for r in records if r.get("event") == "dev" and "dev_loss" in r]  # none without dev examples
     if not train and not dev:
         return None
     plt = _pyplot()
@@ -58,7 +58,10 @@ def plot_training(metrics: str | os.PathLike, out: str | os.PathLike) -> Path | 
     accuracy_axis.set_xlabel("step")
     accuracy_axis.set_ylabel("exact-match accuracy")
     accuracy_axis.set_ylim(0, 1.01)
-    accuracy_axis.legend(loc="lower right")
+    if dev:
+        accuracy_axis.legend(loc="lower right")
+    else:
+        accuracy_axis.text(0.5, 0.5, "no dev examples", ha="center", va="center", transform=accuracy_axis.transAxes)
     figure.tight_layout()
     figure.savefig(out, dpi=110)
     plt.close(figure)

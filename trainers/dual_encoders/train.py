@@ -242,7 +242,9 @@ def train_dual_encoder(config: DETrainConfig, resume: bool = False, overwrite: b
             position = per_epoch
             metrics = evaluate_rows(model, dev_rows, device) if len(dev_rows) else {"auc": float("nan")}
             auc, score = metrics["auc"], selection_score(metrics, config.select)
-            improved = not best or (not math.isnan(score) and (math.isnan(best_score) or score > best_score))
+            # Without dev pairs nothing can be judged: the latest weights are the best, and no early stopping.
+            improved = not len(dev_rows) or not best or (not math.isnan(score) and (math.isnan(best_score)
+                                                                                  or score > best_score))
             record = {"event": "dev", "epoch": epoch, "step": step, "loss": loss_sum / len(train_rows),
                       "auc": auc, "auc_nontrivial": metrics.get("nontrivial", {}).get("auc"),
                       "accuracy": metrics.get("accuracy"), "false_accept": metrics.get("false_accept"),

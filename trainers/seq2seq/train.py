@@ -144,6 +144,7 @@ def train(config: TrainConfig, resume: bool = False, overwrite: bool = False) ->
     dev_files = example_files(config.data, "dev")
     if not count_rows(train_files, max_copies=config.max_copies):
         raise ValueError(f"{config.data}: the train split has no examples: nothing to train on")
+    has_dev = bool(count_rows(dev_files, max_copies=1))  # none: no early stopping, LR schedule or best choice
     run = prepare_run_directory(config.out, resume, overwrite)
     run.mkdir(parents=True, exist_ok=True)
     if config.threads:
@@ -196,9 +197,12 @@ def train(config: TrainConfig, resume: bool = False, overwrite: bool = False) ->
     def evaluate_and_save() -> bool:
         """Dev evaluation, LR schedule, checkpoints; True when early stopping says stop."""
         nonlocal best, bad_evals
-        metrics = evaluate_dev(model, dev_files, input_vocab, output_vocab, config, device)
-        scheduler.step(metrics["dev_loss"])
-        improved = _is_better(metrics, best)
+        if has_dev:
+            metrics = evaluate_dev(model, dev_files, input_vocab, output_vocab, config, device)
+            scheduler.step(metrics["dev_loss"])
+            improved = _is_better(metrics, best)
+        else:  # nothing to judge by: the latest weights are the best, and training runs to its end
+            metrics, improved = {"dev_examples": 0}, True
         if improved:
             best = {**metrics, "step": step, "epoch": epoch}
             bad_evals = 0
@@ -289,7 +293,10 @@ def describe(result: TrainResult) -> tuple[str, str]:
     dev figures and the run's files."""
     best, run = result.best, result.run
     lines = [f"best dev (step {best['step']}): accuracy {100 * best['dev_accuracy']:.2f}%, "
-             f"non-trivial {100 * best['dev_nontrivial_accuracy']:.2f}%, loss {best['dev_loss']:.4f}"] if best else []
+             f"non-trivial {100 * best['dev_nontrivial_accuracy']:.2f}%, loss {best['dev_loss']:.4f}"
+             if "dev_accuracy" in best else
+             f"no dev examples: best.pt is the last weights (step {best['step']}); no early stopping or "
+             "learning-rate schedule (build with a dev split to have them)"] if best else []
     lines.append(f"model: {run / BEST}  metrics: {run / METRICS}  plot: {run / PLOT}")
     note = (f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
             f"({result.stopped})")

@@ -60,7 +60,7 @@ class TaggerReport:
     seconds: float
     dev: dict[str, Any] = field(default_factory=dict)
     test: dict[str, Any] = field(default_factory=dict)
-    left_out: dict[str, Any] = field(default_factory=dict)  # dev tokens early stopping could not score, by class
+    notes: list[str] = field(default_factory=list)  # what the user should know of how it trained
 
 
 def read_train_sentences(root: str | os.PathLike, split: str = "train") -> tuple[list[list[str]], list[list[str]]]:
@@ -229,7 +229,7 @@ def train_tagger(config: TaggerConfig) -> TaggerReport:
     training = tagger.description["training"]
     report = TaggerReport(run, list(tagger.classes), training["train_tokens"], training["rounds"], 0.0,
                           _evaluate(tagger, config.data, "dev"), _evaluate(tagger, config.data, "test"),
-                          {"tokens": training["dev_tokens_left_out"], "classes": training["dev_classes_left_out"]})
+                          training_notes(training))
     report.seconds = round(time.monotonic() - started, 1)
     tagger.save(run, {
         "training": {"data": os.path.abspath(config.data), "manifest_sha256": _manifest_sha256(config.data),
@@ -238,6 +238,17 @@ def train_tagger(config: TaggerConfig) -> TaggerReport:
     })
     (run / "dev.md").write_text(_report_markdown(report), encoding="utf-8")
     return report
+
+
+def training_notes(training: dict[str, Any]) -> list[str]:
+    """Lines about early stopping a user should see: dev tokens it could not score, or no dev tokens at all."""
+    notes = []
+    if training["dev_tokens_left_out"]:
+        notes.append(f"early stopping left out {training['dev_tokens_left_out']} dev token(s) of classes the train "
+                     f"split lacks ({', '.join(training['dev_classes_left_out'])}): the tagger cannot predict them")
+    if not training["early_stopping"] and training["config"].get("patience"):
+        notes.append(f"no dev tokens to stop early on: all {training['rounds']} rounds ran (build with a dev split)")
+    return notes
 
 
 def _report_markdown(report: TaggerReport) -> str:
@@ -251,10 +262,8 @@ def _report_markdown(report: TaggerReport) -> str:
 
 def describe(report: TaggerReport) -> tuple[str, str]:
     """(a note for stderr, a summary for stdout) of a finished run."""
-    note = f"tagger: {report.train_tokens} train tokens, {report.rounds} rounds in {report.seconds} s → {report.run}"
-    if report.left_out.get("tokens"):
-        note += (f"\nearly stopping left out {report.left_out['tokens']} dev token(s) of classes the train split lacks "
-                 f"({', '.join(report.left_out['classes'])}): the tagger cannot predict them")
+    note = "\n".join([f"tagger: {report.train_tokens} train tokens, {report.rounds} rounds in {report.seconds} s → "
+                      f"{report.run}", *report.notes])
     lines = []
     for name, m in (("dev", report.dev), ("test", report.test)):
         if m:
