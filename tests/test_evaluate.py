@@ -99,6 +99,18 @@ def test_cli_evaluate_reports_on_the_tiny_model(tmp_path):
                                                              "LETTERS", "DATE"}
     missing = CliRunner().invoke(cli, ["evaluate", "--model", str(result.run), "--data", str(tmp_path / "none")])
     assert missing.exit_code != 0
+    # A split without examples (a build with --split none has only train) is one line, not a report of nothing.
+    from tiny_models import examples_table
+
+    from tnforge import schemas
+    from tnforge.datasets import dataset_path, write_sharded
+
+    write_sharded(examples_table([], "test"), dataset_path(data, "examples", "test"), schemas.EXAMPLES)
+    for raw in ([], ["--raw"]):
+        empty = CliRunner().invoke(cli, ["evaluate", *raw, "--model", str(result.run), "--data", str(data), "--split",
+                                         "test", "--no-grammar"])
+        assert empty.exit_code == 1 and "the test split has no examples: nothing to evaluate" in empty.output
+        assert "Traceback" not in empty.output and "| all tokens |" not in empty.output
 
 
 def test_grammar_judge_wiring_uses_licenses_batch_and_falls_back(monkeypatch):

@@ -72,7 +72,15 @@ def evaluate_decoding(loaded: Any, files: Sequence[Path], split: str | None, con
     from tnforge.trainers.evaluation.accuracy import evaluate
 
     predictions, _, _ = decode_with_progress(loaded, files, split, constraint, beam, batch_size, progress, label, total)
+    if not predictions:
+        raise ValueError(nothing_to_evaluate(files, split))
     return evaluate(predictions, batch_judge=judge)
+
+
+def nothing_to_evaluate(files: Sequence[Path], split: str | None) -> str:
+    """The one line for a split without examples (a build with `--split none` has only train)."""
+    where = f"{Path(str(files[0])).parent}: " if files else ""
+    return f"{where}the {split or 'given'} split has no examples: nothing to evaluate (a build with --split none?)"
 
 
 @dataclass(frozen=True)

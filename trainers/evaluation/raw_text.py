@@ -168,6 +168,10 @@ def evaluate_raw(loaded: Any, files: Sequence[Path], split: str | None, tagger: 
     tokenize = tokenize or corpus_tokenizer.tokenize
     detokenize = detokenize or corpus_tokenizer.detokenize
     gold = gold_sentences(files, split)
+    if not gold:
+        from tnforge.trainers.decoding.outputs import nothing_to_evaluate
+
+        raise ValueError(nothing_to_evaluate(files, split))
     raw_tokens = [tokenize(detokenize(sentence.tokens)) for sentence in gold]
     rows: dict[str, Any] = {}
     tagged: dict[str, Tagged] = {}
