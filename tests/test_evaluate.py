@@ -111,6 +111,10 @@ def test_cli_evaluate_reports_on_the_tiny_model(tmp_path):
                                          "test", "--no-grammar"])
         assert empty.exit_code == 1 and "the test split has no examples: nothing to evaluate" in empty.output
         assert "Traceback" not in empty.output and "| all tokens |" not in empty.output
+    compare = CliRunner().invoke(cli, ["compare", "--model", str(result.run), "--data", str(data), "--split", "test",
+                                       "--no-grammar-constraint", "--report", str(tmp_path / "compare")])
+    assert compare.exit_code == 1 and "the test split has no examples" in compare.output
+    assert not (tmp_path / "compare").exists()
 
 
 def test_grammar_judge_wiring_uses_licenses_batch_and_falls_back(monkeypatch):

@@ -71,9 +71,8 @@ def evaluate_decoding(loaded: Any, files: Sequence[Path], split: str | None, con
     judged by the covering grammar's batch `judge` when given."""
     from tnforge.trainers.evaluation.accuracy import evaluate
 
+    total = require_examples(files, split) if total is None else total
     predictions, _, _ = decode_with_progress(loaded, files, split, constraint, beam, batch_size, progress, label, total)
-    if not predictions:
-        raise ValueError(nothing_to_evaluate(files, split))
     return evaluate(predictions, batch_judge=judge)
 
 
@@ -81,6 +80,14 @@ def nothing_to_evaluate(files: Sequence[Path], split: str | None) -> str:
     """The one line for a split without examples (a build with `--split none` has only train)."""
     where = f"{Path(str(files[0])).parent}: " if files else ""
     return f"{where}the {split or 'given'} split has no examples: nothing to evaluate (a build with --split none?)"
+
+
+def require_examples(files: Sequence[Path], split: str | None) -> int:
+    """The split's original tokens (`original_tokens`); none is an error, before anything is decoded."""
+    total = original_tokens(files, split)
+    if not total:
+        raise ValueError(nothing_to_evaluate(files, split))
+    return total
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from tnforge.schemas.classes import COVERED
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
-from tnforge.trainers.decoding.outputs import Predictions, Progress, decode_with_progress, original_tokens
+from tnforge.trainers.decoding.outputs import Predictions, Progress, decode_with_progress, require_examples
 from tnforge.trainers.evaluation.accuracy import BatchJudge
 from tnforge.trainers.evaluation.comparison import (
     compare_configurations,
@@ -36,7 +36,7 @@ def run_comparison(loaded: Any, files: Sequence[Path], split: str | None, config
     runs: dict[str, Predictions] = {}
     seconds: dict[str, float] = {}
     grammar_inputs: dict[str, int] = {}
-    total = original_tokens(files, split) if progress else 0
+    total = require_examples(files, split)
     for name, constraint in configurations.items():
         runs[name], seconds[name], counts = decode_with_progress(loaded, files, split, constraint, beam, batch_size,
                                                                  progress, name, total)
@@ -61,7 +61,7 @@ def run_sweep(loaded: Any, files: Sequence[Path], split: str | None, weights: Se
     if not seq_de and not voc_de:
         raise ValueError("give a sequence and/or a vocabulary dual encoder: there is nothing to weigh")
     results: dict[float, Predictions] = {}
-    total = original_tokens(files, split) if progress else 0
+    total = require_examples(files, split)
     for weight in weights:
         constraint, note = build_constraint(loaded, seq_de, voc_de, weight=weight)
         results[weight], seconds, _ = decode_with_progress(loaded, files, split, constraint if weight else None, beam,
