@@ -20,6 +20,11 @@ def grammar_available() -> bool:
     return adapter.available()
 
 
+def grammar_version() -> str:
+    """Which covering grammar judges (`adapter.version`: its sources, tables and pynini version, hashed)."""
+    return adapter.version()
+
+
 def resolve_grammar(grammar: bool | None) -> bool:
     """Whether to judge negatives with the grammar: None → when available; True → required."""
     if grammar is None:

@@ -49,6 +49,15 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def version() -> str:
+    """The grammar's identity: a hash of its sources, tables and pynini version (`cache.grammar_key`), as a
+    manifest records it beside the labels the grammar decided."""
+    from tnforge.grammars.cache import grammar_key
+    from tnforge.grammars.tables import load_tables
+
+    return grammar_key(load_tables())
+
+
 def available() -> bool:
     """Whether the covering grammar can be used here."""
     return unavailable_reason() is None

@@ -100,6 +100,7 @@ def test_layout_schema_and_manifest(ratio10):
     assert trivial and negatives["trivial"] is True
     assert sum(c["positive"] for c in negatives["counts"].values()) == positives.num_rows + len(trivial)
     assert pairs.column("licensed").null_count == pairs.num_rows  # no grammar: not judged
+    assert negatives["grammar"] is False and negatives["grammar_version"] is None
     # The counts the shard writers took of each table they wrote are those of the files read back.
     from_files = count_outputs(str(root))
     assert from_files["counts"]["train"]["synthetic"] > 0 and from_files["vocab_counts"]["dev"]["class"] > 0
@@ -312,3 +313,14 @@ def test_auto_workers_one_per_unit_up_to_the_cores(built, monkeypatch):
     assert negative_units.auto_workers(root, None) == min(16, -(-rows // 1000))
     assert negative_units.auto_workers(root, 64, ["--direct_num_workers=3"]) == 1
     assert negative_units.auto_workers(root, 64, ["--runner=DataflowRunner"]) == 1
+
+
+def test_the_manifest_names_the_grammar_that_judged(bundled_build):
+    """A build's negatives judged by the covering grammar (the default where pynini is installed) record which
+    grammar decided their `licensed` column: a hash of its sources, tables and pynini version."""
+    pytest.importorskip("pynini")
+    from tnforge.grammars import adapter
+
+    negatives = json.loads((bundled_build / "manifest.json").read_text())["negatives"]
+    assert negatives["grammar"] is True and negatives["grammar_version"] == adapter.version()
+    assert len(negatives["grammar_version"]) == 20
