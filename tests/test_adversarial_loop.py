@@ -50,3 +50,19 @@ def test_loop_defaults():
     config = LoopConfig()
     assert (config.rounds, config.split, config.top_k, config.ratio, config.weight, config.epochs) == \
         (2, "dev", 5, 3.0, 5.0, 20)
+
+
+def test_an_evaluation_split_without_examples_stops_the_loop_before_anything(tmp_path):
+    """`loop --split test` on a build without test examples (`--split none`): one error before the loop links,
+    decodes or trains anything (it used to fail only after a whole round)."""
+    from tiny_models import examples_table, write_tiny_dataset
+
+    from tnforge import schemas
+    from tnforge.datasets import dataset_path, write_sharded
+    from tnforge.trainers.adversarial_loop import run_loop
+
+    data = write_tiny_dataset(tmp_path / "data")
+    write_sharded(examples_table([], "test"), dataset_path(data, "examples", "test"), schemas.EXAMPLES)
+    with pytest.raises(ValueError, match="the test split has no examples: nothing to evaluate"):
+        run_loop(None, data, tmp_path / "work", lambda *args: None, LoopConfig(split="test"))
+    assert not (tmp_path / "work").exists()

@@ -172,15 +172,15 @@ def run_loop(loaded: Any, source: Path | str, work: Path | str, regenerate: Rege
     round's hypotheses and filter go to `work`/round-N/. Returns one row per round."""
     from tnforge.filesystems import is_remote
     from tnforge.manifest import build_config
-    from tnforge.trainers.decoding.outputs import original_tokens
+    from tnforge.trainers.decoding.outputs import require_examples
     from tnforge.trainers.seq2seq.data import example_files
 
     if is_remote(source) or is_remote(work):
         raise ValueError(f"{source if is_remote(source) else work}: the adversarial loop links and rewrites a local "
                          "dataset directory; copy the dataset to a local folder first")
+    total = require_examples(example_files(source, config.split), config.split)  # none: say so before anything
     dataset = loop_dataset(Path(source), Path(work))
     train_files, eval_files = example_files(dataset, "train"), example_files(dataset, config.split)
-    total = original_tokens(eval_files, config.split) if progress else None
     seed = int(build_config(dataset).get("seed", 0) or 0)
     return adversarial_loop(
         config.rounds,
