@@ -54,9 +54,8 @@ class SentenceReading:
         (`b_letter a_letter t_letter t_letter l_letter e_letter dot n_letter e_letter t_letter`) as the words
         a speech engine says ("battle dot net"), and without the corpus's pause marker `sil` inside readings
         ("five five five sil one two three" → "five five five one two three"), as punctuation is left out."""
-        words = [token if reading == SELF else " ".join(w for w in decode_letters(reading).split() if w != SIL)
-                 for token, reading in zip(self.tokens, self.readings, strict=True) if reading != SIL and reading]
-        return " ".join(w for w in words if w)
+        return spoken(self.tokens, [r if r in (SELF, SIL) else " ".join(w for w in decode_letters(r).split() if w != SIL)
+                                    for r in self.readings])
 
 
 def read_as_written(token: str, cls: str | None, probability: float, threshold: float,

@@ -32,7 +32,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((cls, re.compile(pattern)
     ("DATE", r"\d+s"),  # decades ("1990s", "40s")
     ("FRACTION", r"\d+/\d+"),  # after the dates: "1527/8", "3/4"
     ("DECIMAL", r"\.\d+"),  # ".1996"
-    ("DECIMAL", rf"{_NUMBER} (?:hundred|thousand|million|billion|trillion)"),  # "480 million", "2.5 billion"
+    ("DECIMAL", span_pattern("scaled")),  # "480 million", "2.5 billion"
     ("DECIMAL", span_pattern("scientific")),  # "3.66E-49"
     ("ELECTRONIC", rf"[A-Za-z][\w-]*(?:\.[\w-]+)*\.(?:{_DOMAINS})"),  # host names: "nascar.com", "BioLib.cz"
     ("VERBATIM", r"_"),
