@@ -117,7 +117,9 @@ def test_training_separates_obvious_pairs(pair_dataset: str, tmp_path, kind: str
     assert roc_auc(labels, scores) >= 0.97
     assert scores[labels].mean() > 0.7 and scores[~labels].mean() < 0.3
     records = [json.loads(line) for line in (tmp_path / kind / "metrics.jsonl").read_text().splitlines()]
-    assert records and all(r["event"] == "dev" for r in records)
+    dev = [r for r in records if r["event"] == "dev"]
+    assert [r["epoch"] for r in dev] == list(range(result.epochs)) and {r["event"] for r in records} == {"dev", "train"}
+    assert all(r["step"] % 20 == 0 and r["loss"] > 0 for r in records if r["event"] == "train")
     assert scorer.metrics["dev"]["auc"] == pytest.approx(result.best["auc"])
     if kind == "vocabulary":
         matrix = scorer.score_matrix(["21", "5"], ["twenty", "one", "five", "forty", "seven"])
@@ -226,7 +228,7 @@ def test_best_epoch_is_chosen_by_the_selected_dev_figure(trivial_dataset: str, t
     result = training.train_dual_encoder(config)
     records = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     assert result.best["epoch"] == best_epoch and result.best["selected_by"] == select
-    assert [r["epoch"] for r in records if r["best"]][-1] == best_epoch
+    assert [r["epoch"] for r in records if r.get("best")][-1] == best_epoch
     assert load_dual_encoder(tmp_path / "run", "cpu").metrics["dev"]["epoch"] == best_epoch
 
 

@@ -156,9 +156,10 @@ def test_resume_continues_exactly_where_training_stopped(tmp_path):
     one = load_checkpoint(straight.run / "checkpoint.pt", FORMAT)["model"]
     two = load_checkpoint(resumed.run / "checkpoint.pt", FORMAT)["model"]
     for name in one:
-        assert torch.allclose(one[name], two[name], atol=1e-6), name
+        assert torch.equal(one[name], two[name]), name
+    assert (resumed.run / "metrics.jsonl").read_bytes() == (straight.run / "metrics.jsonl").read_bytes()
     dev_events = [json.loads(x) for x in (resumed.run / "metrics.jsonl").read_text().splitlines()]
-    assert [r["epoch"] for r in dev_events if r["event"] == "dev"] == [1, 2, 3]
+    assert [r["epoch"] for r in dev_events if r["event"] == "dev"] == [0, 1, 2]
 
 
 def test_sentencepiece_units_train_and_decode(tmp_path):
@@ -244,7 +245,7 @@ def test_training_without_dev_examples_keeps_the_last_weights_and_says_so(tmp_pa
     result = train(tiny_config(data, tmp_path / "run", epochs=5, patience=1))
     assert result.stopped == "epochs" and result.epochs == 5
     assert result.best["step"] == result.steps and "dev_accuracy" not in result.best
-    assert torch.load(tmp_path / "run" / "best.pt", weights_only=False)["training"]["best"]["step"] == result.steps
+    assert torch.load(tmp_path / "run" / "best.pt", weights_only=False)["metrics"]["dev"]["step"] == result.steps
     _, summary = describe(result)
     assert f"no dev examples: best.pt is the last weights (step {result.steps})" in summary
     assert (tmp_path / "run" / "training.png").exists()

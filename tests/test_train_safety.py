@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -30,7 +31,7 @@ def invoke(*args: str):
 
 
 def steps_on_every_call(monkeypatch: pytest.MonkeyPatch, target: str, after: int) -> list[int]:
-    """Make `target` (a dotted function) raise KeyboardInterrupt on its call number `after` + 1."""
+    """Make `target` (a dotted function) send this process Ctrl-C (SIGINT) on its call number `after` + 1."""
     import importlib
 
     module_name, name = target.rsplit(".", 1)
@@ -40,7 +41,7 @@ def steps_on_every_call(monkeypatch: pytest.MonkeyPatch, target: str, after: int
     def interrupting(*args, **kwargs):
         calls.append(1)
         if len(calls) == after + 1:
-            raise KeyboardInterrupt
+            signal.raise_signal(signal.SIGINT)
         return original(*args, **kwargs)
 
     monkeypatch.setattr(module, name, interrupting)
@@ -53,15 +54,15 @@ def test_seq2seq_ctrl_c_saves_a_resumable_checkpoint_and_resume_continues(
     from tnforge.trainers.seq2seq.loading import FORMAT
 
     out = tmp_path / "run"
-    # The optimizer step of the 4th batch is interrupted: 3 steps are done.
+    # Ctrl-C during the 4th batch's step: that step finishes, the run stops at the boundary after it.
     with monkeypatch.context() as patch:
         steps_on_every_call(patch, "torch.nn.utils.clip_grad_norm_", 3)
         result = invoke("seq2seq", "--data", bundled_build, "--out", out, *TINY_SEQ2SEQ)
     assert result.exit_code == 130, result.output
     assert f"tnforge train seq2seq --data {bundled_build} --out {out} --resume" in result.output
-    assert "interrupted at step 3" in result.output and "Traceback" not in result.output
+    assert "interrupted at step 4" in result.output and "Traceback" not in result.output
     state = load_checkpoint(out / "checkpoint.pt", FORMAT)["training"]
-    assert (state["step"], state["epoch"], state["batch_in_epoch"]) == (3, 0, 3)
+    assert (state["step"], state["epoch"], state["steps_in_plan"]) == (4, 0, 4)
 
     again = invoke("seq2seq", "--data", bundled_build, "--out", out, *TINY_SEQ2SEQ)
     assert again.exit_code == 1 and "is not empty" in again.output and "--resume" in again.output
@@ -69,11 +70,14 @@ def test_seq2seq_ctrl_c_saves_a_resumable_checkpoint_and_resume_continues(
     assert resumed.exit_code == 0, resumed.output
     straight = invoke("seq2seq", "--data", bundled_build, "--out", tmp_path / "straight", *TINY_SEQ2SEQ)
     assert straight.exit_code == 0, straight.output
-    final = load_checkpoint(out / "checkpoint.pt", FORMAT)["training"]
-    expected = load_checkpoint(tmp_path / "straight" / "checkpoint.pt", FORMAT)["training"]
-    assert final["epoch"] == expected["epoch"] == 1 and final["step"] == expected["step"] > 3
+    final = load_checkpoint(out / "checkpoint.pt", FORMAT)
+    expected = load_checkpoint(tmp_path / "straight" / "checkpoint.pt", FORMAT)
+    assert final["training"]["epoch"] == expected["training"]["epoch"] == 1
+    assert final["training"]["step"] == expected["training"]["step"] > 4
+    assert all(torch.equal(tensor, final["model"][name]) for name, tensor in expected["model"].items())
+    assert (out / "metrics.jsonl").read_bytes() == (tmp_path / "straight" / "metrics.jsonl").read_bytes()
     dev = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    assert [r["step"] for r in dev if r["event"] == "dev"] == [final["step"]]
+    assert [r["step"] for r in dev if r["event"] == "dev"] == [final["training"]["step"]]
 
 
 def test_seq2seq_overwrite_replaces_the_run(bundled_build: Path, tmp_path: Path) -> None:
@@ -123,14 +127,14 @@ def test_dual_encoder_ctrl_c_resumes_where_it_stopped(bundled_build: Path, tmp_p
     from tnforge.trainers.dual_encoders.scorer import FORMAT
 
     out = tmp_path / "run"
-    with monkeypatch.context() as patch:  # _pack runs twice a batch: the batch after `batches` is interrupted
+    with monkeypatch.context() as patch:  # _pack runs twice a batch: Ctrl-C in batch `batches` + 1, which ends
         steps_on_every_call(patch, "tnforge.trainers.dual_encoders.train._pack", 2 * batches)
         result = invoke(trainer, "--data", bundled_build, "--out", out, *TINY_DE)
     assert result.exit_code == 130, result.output
-    assert f"interrupted at step {batches};" in result.output
+    assert f"interrupted at step {batches + 1};" in result.output
     assert f"tnforge train {trainer} --data {bundled_build} --out {out} --resume" in result.output
     state = load_checkpoint(out / "checkpoint.pt", FORMAT)["training"]
-    assert (state["step"], state["next_epoch"], state["next_batch"]) == (batches, 0, batches)
+    assert (state["step"], state["epoch"], state["steps_in_plan"]) == (batches + 1, 0, batches + 1)
     assert invoke(trainer, "--data", bundled_build, "--out", out, *TINY_DE).exit_code == 1  # neither flag
 
     resumed = invoke(trainer, "--data", bundled_build, "--out", out, "--resume", *TINY_DE)
@@ -139,7 +143,8 @@ def test_dual_encoder_ctrl_c_resumes_where_it_stopped(bundled_build: Path, tmp_p
     assert straight.exit_code == 0, straight.output
     one = load_checkpoint(out / "checkpoint.pt", FORMAT)
     two = load_checkpoint(tmp_path / "straight" / "checkpoint.pt", FORMAT)
-    assert one["training"]["step"] == two["training"]["step"] > batches and one["training"]["next_epoch"] == 2
+    assert one["training"]["step"] == two["training"]["step"] > batches and one["training"]["epoch"] == 2
     for name, tensor in two["model"].items():
-        assert torch.allclose(one["model"][name], tensor, atol=1e-5), name
-    assert one["metrics"]["dev"]["auc"] == pytest.approx(two["metrics"]["dev"]["auc"], abs=1e-6)
+        assert torch.equal(one["model"][name], tensor), name
+    assert one["metrics"]["dev"]["auc"] == two["metrics"]["dev"]["auc"]
+    assert (out / "metrics.jsonl").read_bytes() == (tmp_path / "straight" / "metrics.jsonl").read_bytes()

@@ -34,3 +34,11 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
     if torch.cuda.is_available():
         torch.cuda.manual_seed_all(seed)
+
+
+def autocast_dtype(device: torch.device, amp: bool = True) -> torch.dtype | None:
+    """The mixed-precision type of a device: bfloat16 on a CUDA GPU that has it, else float16 (which needs a
+    gradient scaler); None (full precision) on the CPU or without `amp`."""
+    if not amp or device.type != "cuda":
+        return None
+    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16

@@ -12,8 +12,11 @@ from typing import Any
 from tnforge.errors import Interrupted
 from tnforge.trainers.checkpoints import BEST, LAST
 
-#: The JSONL log of a run (one record per event: train windows, dev evaluations).
+#: The JSONL log of a run (one record per event: train windows, dev evaluations): reproducible, so a resumed
+#: run's is the same as an uninterrupted one's.
 METRICS = "metrics.jsonl"
+#: The wall-clock side of the log (seconds, examples/s), which no two runs share.
+TIMING = "timing.jsonl"
 
 
 @dataclass
@@ -35,7 +38,7 @@ def log_metrics(path: Path, record: dict[str, Any]) -> None:
 
 
 #: What a training run writes into its folder (the only files `--overwrite` removes).
-RUN_FILES = (LAST, BEST, METRICS, "training.png", "dev.md")
+RUN_FILES = (LAST, BEST, METRICS, TIMING, "training.png", "dev.md")
 
 
 class TrainingInterrupted(Interrupted):

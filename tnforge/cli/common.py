@@ -207,3 +207,10 @@ def constraint_of(loaded: Any, seq_de: str | None, voc_de: str | None, grammar_c
 
     reading_words, covered = grammar_words(grammar_constraint)
     return build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)
+
+
+def main_rank() -> bool:
+    """False in the ranks other than 0 of a torchrun launch: they train but print nothing."""
+    import os
+
+    return os.environ.get("RANK", "0") in ("", "0")

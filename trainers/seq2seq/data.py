@@ -137,6 +137,29 @@ def _slice(rows: dict[str, list], order: np.ndarray) -> dict[str, list]:
     return {name: [values[i] for i in order] for name, values in rows.items()}
 
 
+def pool_batches(pool: dict[str, list], input_vocab: Vocabulary, output_vocab: Vocabulary | None, batch_size: int,
+                 rng: np.random.Generator, shuffle: bool = True, max_input: int = 256) -> list[Batch]:
+    """The batches of one pool of rows (columns as lists): sorted by input length, with readings of
+    LONG_READING words or more gathered at the end when targets are encoded; with `shuffle`, ties and the
+    batch order drawn from `rng`."""
+    count = len(pool["input"])
+    if not count:
+        return []
+    lengths = np.fromiter((len(text) for text in pool["input"]), dtype=np.int64, count=count)
+    order = rng.permutation(count) if shuffle else np.arange(count)
+    if "after" in pool and output_vocab is not None:
+        # Rare very long readings (a 289-word ELECTRONIC one in the sample) go to batches of their own:
+        # one of them would make its whole batch run that many decoder steps.
+        long = np.fromiter((text.count(" ") + 1 >= LONG_READING for text in pool["after"]), dtype=bool, count=count)
+        order = order[np.lexsort((lengths[order], long[order]))]
+    else:
+        order = order[np.argsort(lengths[order], kind="stable")]
+    chunks = [order[i: i + batch_size] for i in range(0, count, batch_size)]
+    if shuffle:
+        chunks = [chunks[i] for i in rng.permutation(len(chunks))]
+    return [make_batch(_slice(pool, chunk), input_vocab, output_vocab, max_input) for chunk in chunks]
+
+
 def bucketed_batches(
     files: Sequence[Path],
     input_vocab: Vocabulary,
@@ -166,23 +189,7 @@ def bucketed_batches(
     pool: dict[str, list] = {name: [] for name in columns}
 
     def flush() -> Iterator[Batch]:
-        count = len(pool["input"])
-        if not count:
-            return
-        lengths = np.fromiter((len(text) for text in pool["input"]), dtype=np.int64, count=count)
-        order = rng.permutation(count) if shuffle else np.arange(count)
-        if "after" in pool and output_vocab is not None:
-            # Rare very long readings (a 289-word ELECTRONIC one in the sample) go to batches of their own:
-            # one of them would make its whole batch run that many decoder steps.
-            long = np.fromiter((text.count(" ") + 1 >= LONG_READING for text in pool["after"]), dtype=bool, count=count)
-            order = order[np.lexsort((lengths[order], long[order]))]
-        else:
-            order = order[np.argsort(lengths[order], kind="stable")]
-        chunks = [order[i: i + batch_size] for i in range(0, count, batch_size)]
-        if shuffle:
-            chunks = [chunks[i] for i in rng.permutation(len(chunks))]
-        for chunk in chunks:
-            yield make_batch(_slice(pool, chunk), input_vocab, output_vocab, max_input)
+        yield from pool_batches(pool, input_vocab, output_vocab, batch_size, rng, shuffle, max_input)
         for values in pool.values():
             values.clear()
 

@@ -25,9 +25,11 @@ def save_seq2seq(
     output_vocab: Vocabulary,
     config: dict[str, Any],
     training: dict[str, Any] | None = None,
+    metrics: dict[str, Any] | None = None,
 ) -> None:
-    """Write a seq2seq checkpoint atomically. `training` holds optimizer/scheduler/scaler states and progress."""
-    save_checkpoint(path, FORMAT, model, model.config.to_dict(), config, training,
+    """Write a seq2seq checkpoint atomically. `training` holds the engine's state for resuming (optimizer,
+    scheduler, scaler, RNGs, data position), `metrics` the best dev figures."""
+    save_checkpoint(path, FORMAT, model, model.config.to_dict(), config, training, metrics,
                     extras={"input_vocab": input_vocab.to_dict(), "output_vocab": output_vocab.to_dict()})
 
 

@@ -15,20 +15,21 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from tnforge.trainers.config_dicts import known_fields
+from tnforge.trainers.engine_config import option
 from tnforge.trainers.seq2seq.vocab import PAD
 
 
 @dataclass
 class ModelConfig:
-    """Sizes of the network (defaults train well on the shared English sample on CPU)."""
+    """Sizes of the network (defaults: the CPU-sized model; `GPU_MODEL` changes them for a GPU)."""
 
-    input_embedding: int = 48
-    output_embedding: int = 96
-    encoder_hidden: int = 128  # per direction
-    encoder_layers: int = 1
-    decoder_hidden: int = 192
-    attention: int = 96
-    dropout: float = 0.2
+    input_embedding: int = option(48, "Input unit embedding size.", min=1)
+    output_embedding: int = option(96, "Output unit embedding size.", min=1)
+    encoder_hidden: int = option(128, "Encoder LSTM size per direction.", min=1)
+    encoder_layers: int = option(1, "Encoder LSTM layers.", min=1)
+    decoder_hidden: int = option(192, "Decoder LSTM size.", min=1)
+    attention: int = option(96, "Attention layer size.", min=1)
+    dropout: float = option(0.2, "Dropout rate.", min=0, max=1, max_open=True)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelConfig:
@@ -36,6 +37,11 @@ class ModelConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+#: The GPU-sized network (`--size large`, and `auto` on a GPU): what changes from ModelConfig's defaults.
+GPU_MODEL: dict[str, int] = {"input_embedding": 64, "output_embedding": 128, "encoder_hidden": 256,
+                             "encoder_layers": 2, "decoder_hidden": 384, "attention": 128}
 
 
 @dataclass

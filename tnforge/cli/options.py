@@ -1,0 +1,53 @@
+"""Command-line options generated from config dataclasses: each field made with `engine_config.option` (its
+help and bounds in the field's metadata) becomes one `--field-name` option with the field's default, so a
+trainer's options and defaults live in one place, its config."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import click
+
+from tnforge.cli.common import Decorator, option_group
+
+_TYPES = {"int": int, "float": float, "str": str, "bool": bool}
+
+
+def _default(field: dataclasses.Field) -> Any:
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    return field.default_factory()  # type: ignore[misc]
+
+
+def _option(field: dataclasses.Field) -> Decorator:
+    meta, default = field.metadata, _default(field)
+    kind = _TYPES.get(str(field.type), type(default))
+    flag = "--" + field.name.replace("_", "-")
+    if kind is bool:
+        return click.option(f"{flag}/--no-{field.name.replace('_', '-')}", field.name, default=default,
+                            help=meta["help"])
+    if "choices" in meta:
+        value_type: Any = click.Choice(list(meta["choices"]))
+    elif kind in (int, float) and meta.get("min") is None and meta.get("max") is None:
+        value_type = kind
+    elif kind is int:
+        value_type = click.IntRange(meta.get("min"), meta.get("max"), min_open=meta.get("min_open", False))
+    elif kind is float:
+        value_type = click.FloatRange(meta.get("min"), meta.get("max"), min_open=meta.get("min_open", False),
+                                      max_open=meta.get("max_open", False))
+    else:
+        value_type = str
+    return click.option(flag, *meta.get("aliases", ()), field.name, default=default, type=value_type,
+                        help=meta["help"])
+
+
+def dataclass_options(cls: type, skip: tuple[str, ...] = ()) -> Decorator:
+    """The options of a config dataclass's documented fields (those with help, not hidden, not in `skip`)."""
+    return option_group(*(_option(field) for field in dataclasses.fields(cls)
+                          if field.name not in skip and "help" in field.metadata and not field.metadata.get("hidden")))
+
+
+def take(cls: type, values: dict[str, Any]) -> dict[str, Any]:
+    """Remove the values of `cls`'s fields from a command's keyword arguments and return them."""
+    return {field.name: values.pop(field.name) for field in dataclasses.fields(cls) if field.name in values}

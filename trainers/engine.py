@@ -1,0 +1,488 @@
+"""The one training loop of every model family.
+
+A family supplies a `TrainingTask`: its model, optimizers, train batches for a list of data units, a loss
+step, a dev evaluation and how to compare evaluations, and its checkpoint writer. The engine owns the rest:
+device and mixed precision (bfloat16 where the GPU has it, else float16 with a gradient scaler, none on the
+CPU), gradient clipping, the learning-rate schedule (decay on a dev plateau), the evaluation cadence, early
+stopping, `best.pt` and `checkpoint.pt`, the time budget, Ctrl-C (a resumable checkpoint at the next step
+boundary), `metrics.jsonl` (reproducible records only) and `timing.jsonl` (wall-clock), the plot, and the
+progress bar with one line per dev evaluation.
+
+Under `torchrun` every rank runs this loop on its own part of the data (`trainers.sharding`) with the model
+wrapped in DistributedDataParallel; `--batch-size` is the global batch. Rank 0 alone evaluates, writes and
+prints. A resumed run continues bit for bit on the same world size and device (every RNG, the data
+position, optimizer, schedule and scaler states are in the checkpoint); see docs/training-at-scale.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import signal
+import sys
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from tnforge.trainers.checkpoints import BEST, LAST, load_checkpoint
+from tnforge.trainers.devices import autocast_dtype
+from tnforge.trainers.distributed import ProcessGroup, from_environment, shut_down
+from tnforge.trainers.runs import (
+    METRICS,
+    TIMING,
+    TrainingInterrupted,
+    TrainResult,
+    log_metrics,
+    prepare_run_directory,
+    resume_command,
+)
+from tnforge.trainers.sharding import EpochPlan, epoch_plan, stream_seed
+
+#: Version of the engine's training state in checkpoints (older states cannot be resumed).
+STATE_VERSION = 2
+#: Steps between the train records of metrics.jsonl.
+LOG_EVERY = 20
+
+
+class TrainingTask(ABC):
+    """What a model family gives the engine. `config` has the engine's fields (`EngineConfig`)."""
+
+    #: `tnforge train COMMAND` (for the resume line) and the checkpoint format.
+    command: str = ""
+    format: str = ""
+    #: False: the family trains on one process only (torchrun with several is refused).
+    distributed: bool = True
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+
+    def restore_config(self, payload: dict[str, Any]) -> None:
+        """Take the saved run's config (resuming), keeping the new command line's run-time options (`overrides`),
+        data and out."""
+        saved = type(self.config).from_dict(payload["config"])
+        for name, value in self.config.overrides().items():
+            setattr(saved, name, value)
+        saved.data, saved.out = self.config.data, self.config.out
+        self.config = saved
+
+    @abstractmethod
+    def setup(self, group: ProcessGroup, payload: dict[str, Any] | None) -> None:
+        """Read what the model is made from (vocabularies …): from `payload` when resuming."""
+
+    @abstractmethod
+    def build_model(self) -> nn.Module:
+        """A fresh model (weights from the global torch RNG)."""
+
+    def optimizers(self, model: nn.Module) -> list[torch.optim.Optimizer]:
+        """The optimizers (default: one Adam at the configured learning rate)."""
+        return [torch.optim.Adam(model.parameters(), lr=self.config.learning_rate)]
+
+    @abstractmethod
+    def unit_rows(self) -> list[int]:
+        """The train data as units (`trainers.sharding`): the rows of each."""
+
+    def unit_groups(self) -> list[int]:
+        """The row group of each unit (a group's units are consecutive; default: a group each)."""
+        return list(range(len(self.unit_rows())))
+
+    @abstractmethod
+    def batches(self, units: list[int], seed: list[int], batch_size: int) -> Iterator[tuple[Any, int]]:
+        """Batches of `batch_size` examples from `units` (in that order), shuffled by `seed`; each with the
+        number of those units finished once it is trained."""
+
+    @abstractmethod
+    def loss(self, model: nn.Module, batch: Any, device: torch.device) -> tuple[torch.Tensor, int, int]:
+        """(summed loss, loss units — tokens or examples — it sums over, examples) of one batch."""
+
+    @abstractmethod
+    def evaluate(self, model: nn.Module, device: torch.device) -> dict[str, Any] | None:
+        """Dev metrics of the (unwrapped, eval-mode) model; None when there is no dev data."""
+
+    @abstractmethod
+    def improves(self, metrics: dict[str, Any], best: dict[str, Any]) -> bool:
+        """Whether `metrics` beat the best so far (`best` is empty before the first evaluation)."""
+
+    def loss_units(self, batch: Any) -> float:
+        """The loss units of a batch, known before its loss (ranks agree on the global count first)."""
+        return float(len(batch))
+
+    def plateau_value(self, metrics: dict[str, Any]) -> float | None:
+        """The dev figure whose plateau decays the learning rate (lower is better); None: no schedule."""
+        return None
+
+    @abstractmethod
+    def dev_line(self, metrics: dict[str, Any]) -> str:
+        """The dev figures as the progress line prints them."""
+
+    def dev_record(self, metrics: dict[str, Any]) -> dict[str, Any]:
+        """The dev figures as metrics.jsonl records them."""
+        return metrics
+
+    @abstractmethod
+    def save(self, path: Path, model: nn.Module, training: dict[str, Any] | None,
+             metrics: dict[str, Any] | None) -> None:
+        """Write a checkpoint (atomically) with the family's extras."""
+
+
+@dataclass
+class _Window:
+    """Train loss summed since the last train record (float64 on the device: no sync per step)."""
+
+    loss: torch.Tensor
+    units: float = 0.0
+    examples: float = 0.0
+
+
+class _Stop(Exception):
+    """Every rank saw a stop request at the same step boundary: save and stop."""
+
+
+class _StopRequest:
+    """Ctrl-C (SIGINT) or SIGTERM asks the loop to stop at the next step boundary; a second one aborts."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[_StopRequest]:
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._handle)
+        try:
+            yield self
+        finally:
+            for sig, handler in self._previous.items():
+                signal.signal(sig, handler)
+
+
+def _rng_state(device: torch.device) -> dict[str, Any]:
+    state: dict[str, Any] = {"cpu": torch.get_rng_state()}
+    if device.type == "cuda":
+        state["cuda"] = torch.cuda.get_rng_state(device)
+    return state
+
+
+def _set_rng_state(state: dict[str, Any], device: torch.device) -> None:
+    torch.set_rng_state(state["cpu"])
+    if device.type == "cuda" and "cuda" in state:
+        torch.cuda.set_rng_state(state["cuda"], device)
+
+
+def _file_size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
+
+
+def _truncate(path: Path, size: int) -> None:
+    """Cut a log back to `size` bytes: the records written after the checkpoint being resumed go."""
+    if path.exists() and path.stat().st_size > size:
+        with open(path, "r+b") as handle:
+            handle.truncate(size)
+
+
+class Engine:
+    """One training run of a task (construct, then `fit`)."""
+
+    def __init__(self, task: TrainingTask, resume: bool = False, overwrite: bool = False) -> None:
+        self.task, self.resume = task, resume
+        config = task.config
+        self.group = from_environment(config.device)
+        group = self.group
+        if group.distributed and not task.distributed:
+            raise ValueError(f"tnforge train {task.command} trains on one process: run it without torchrun "
+                             f"(started with {group.world})")
+        self.device = group.device(config.device)
+        self.run = group.agree(lambda: prepare_run_directory(config.out, resume, overwrite))
+        self.payload = group.agree(lambda: load_checkpoint(self.run / LAST, task.format, "cpu")) if resume else None
+        if self.payload is not None:
+            state = self.payload.get("training") or {}
+            if state.get("engine") != STATE_VERSION:
+                raise ValueError(f"{self.run / LAST}: saved by an older tnforge whose training state cannot be "
+                                 "resumed; its best.pt still decodes. Train again with --overwrite")
+            task.restore_config(self.payload)
+        config = task.config
+        if config.batch_size % group.world:
+            raise ValueError(f"--batch-size {config.batch_size} is the global batch: it must divide among the "
+                             f"{group.world} ranks")
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        if self.payload is None:
+            torch.manual_seed(config.seed)
+            if torch.cuda.is_available():
+                torch.cuda.manual_seed_all(config.seed)
+        task.setup(group, self.payload)
+        if group.main:
+            self.run.mkdir(parents=True, exist_ok=True)
+
+    # -- the run ---------------------------------------------------------------------------------------------
+    def fit(self) -> TrainResult:
+        """Train to the end (epochs, early stopping or the time budget); Ctrl-C raises TrainingInterrupted
+        after saving a resumable checkpoint."""
+        try:
+            with _StopRequest().installed() as stop:
+                return self._fit(stop)
+        finally:
+            shut_down()
+
+    def _fit(self, stop: _StopRequest) -> TrainResult:  # noqa: C901 - the loop, read top to bottom
+        task, config, group, device, run = self.task, self.task.config, self.group, self.device, self.run
+        model = task.build_model().to(device)
+        if group.distributed:
+            torch.manual_seed(config.seed * 1_000_003 + group.rank)  # dropout differs between ranks
+        wrapped: nn.Module = model
+        if group.distributed:
+            wrapped = nn.parallel.DistributedDataParallel(
+                model, device_ids=[device.index] if device.type == "cuda" else None)
+        optimizers = task.optimizers(model)
+        has_dev = None  # known after the first evaluation
+        schedulers = ([torch.optim.lr_scheduler.ReduceLROnPlateau(o, mode="min", factor=config.lr_decay, patience=1)
+                       for o in optimizers] if 0 < config.lr_decay < 1 else [])
+        amp = autocast_dtype(device, config.amp)
+        scaler = torch.amp.GradScaler("cuda", enabled=amp == torch.float16)
+        unit_rows = task.unit_rows()
+        local_batch = config.batch_size // group.world
+
+        step = epoch = steps_in_plan = bad_evals = generation = 0
+        evaluated_at, elapsed_before = -1, 0.0
+        best: dict[str, Any] = {}
+        plan: EpochPlan | None = None
+        window = _Window(torch.zeros((), dtype=torch.float64, device=device))
+        if self.payload is not None:
+            state = self.payload["training"]
+            model.load_state_dict(self.payload["model"])
+            for optimizer, saved in zip(optimizers, state["optimizers"], strict=True):
+                optimizer.load_state_dict(saved)
+            for scheduler, saved in zip(schedulers, state["schedulers"], strict=False):
+                scheduler.load_state_dict(saved)
+            if state["scaler"] and scaler.is_enabled():
+                scaler.load_state_dict(state["scaler"])
+            step, epoch, steps_in_plan = state["step"], state["epoch"], state["steps_in_plan"]
+            bad_evals, best, evaluated_at = state["bad_evals"], state["best"], state["evaluated_at"]
+            elapsed_before, generation = state["elapsed"], state["generation"]
+            window.loss.fill_(state["window"][0])
+            window.units, window.examples = state["window"][1], state["window"][2]
+            plan = EpochPlan.from_dict(state["plan"]) if state["plan"] else None
+            same_world = state["world"] == group.world
+            if same_world:
+                _set_rng_state(state["rng"][group.rank], device)
+            else:
+                torch.manual_seed(config.seed * 1_000_003 + step * 7919 + group.rank)
+                if plan is not None and steps_in_plan:
+                    plan = plan.remaining(state["units_done"], group.world)
+                    if group.main:
+                        print(f"resuming on {group.world} rank(s) a run saved on {state['world']}: the rest of "
+                              f"epoch {epoch} ({len(plan.order)} of {len(unit_rows)} data units) is dealt anew",
+                              file=sys.stderr)
+                    steps_in_plan, generation = 0, generation + 1
+            if group.main:
+                _truncate(run / METRICS, state["metrics_bytes"])
+                _truncate(run / TIMING, state["timing_bytes"])
+        elif group.main:
+            for name in (METRICS, TIMING):
+                (run / name).unlink(missing_ok=True)
+        units_done = 0
+        rows_per_epoch = sum(unit_rows)
+        per_epoch = max(1, math.ceil(rows_per_epoch / config.batch_size))
+        started = time.monotonic()
+        budget = config.max_minutes * 60 - elapsed_before if config.max_minutes else math.inf
+        bar = self._bar(config.epochs * per_epoch, step)
+        timing_start = time.monotonic()
+
+        def training_state() -> dict[str, Any]:
+            rngs = group.gather(_rng_state(device))
+            done = group.gather(units_done)
+            return {"engine": STATE_VERSION, "step": step, "epoch": epoch, "steps_in_plan": steps_in_plan,
+                    "plan": plan.to_dict() if plan else None, "units_done": done, "generation": generation,
+                    "bad_evals": bad_evals, "best": best, "evaluated_at": evaluated_at,
+                    "elapsed": elapsed_before + time.monotonic() - started, "rng": rngs,
+                    "window": [float(window.loss), window.units, window.examples],
+                    "optimizers": [o.state_dict() for o in optimizers],
+                    "schedulers": [s.state_dict() for s in schedulers],
+                    "scaler": scaler.state_dict() if scaler.is_enabled() else {},
+                    "world": group.world, "global_batch": config.batch_size,
+                    "metrics_bytes": _file_size(run / METRICS), "timing_bytes": _file_size(run / TIMING)}
+
+        def save_last() -> None:
+            state = training_state()  # every rank takes part (RNG states are gathered)
+            if group.main:
+                task.save(run / LAST, model, state, {"dev": best})
+
+        def evaluate(at_epoch: int) -> bool:
+            """Dev evaluation, LR schedule, checkpoints, the dev line; True when early stopping says stop."""
+            nonlocal best, bad_evals, evaluated_at, has_dev
+            metrics = None
+            if group.main:
+                model.eval()
+                with torch.no_grad():
+                    metrics = task.evaluate(model, device)
+                model.train()
+            metrics = group.broadcast(metrics)
+            has_dev = metrics is not None
+            if metrics is None:  # nothing to judge by: the latest weights are the best; no early stopping
+                improved, record = True, {"dev_examples": 0}
+                metrics = {}
+            else:
+                improved = task.improves(metrics, best)
+                value = task.plateau_value(metrics)
+                if value is not None:
+                    for scheduler in schedulers:
+                        scheduler.step(value)
+                record = task.dev_record(metrics)
+            if improved:
+                best = {**metrics, "step": step, "epoch": at_epoch}
+                bad_evals = 0
+            else:
+                bad_evals += 1
+            evaluated_at = step
+            if group.main:
+                log_metrics(run / METRICS, {"event": "dev", "step": step, "epoch": at_epoch, **record,
+                                            "lr": optimizers[0].param_groups[0]["lr"], "best": improved})
+                if config.progress and metrics:
+                    bar.write(f"dev  step {step:>7}  epoch {at_epoch:>3}  {task.dev_line(metrics)}"
+                              f"{'  (best)' if improved else ''}", file=sys.stderr)
+            save_last()
+            if improved and group.main:
+                task.save(run / BEST, model, None, {"dev": best})
+            return has_dev and bad_evals >= config.patience
+
+        def log_window() -> None:
+            nonlocal window, timing_start
+            loss, units, examples = group.sum_counts([float(window.loss), window.units, window.examples], device)
+            if group.main and units:
+                log_metrics(run / METRICS, {"event": "train", "step": step, "epoch": epoch, "loss": loss / units,
+                                            "examples": int(examples), "lr": optimizers[0].param_groups[0]["lr"]})
+                seconds = max(time.monotonic() - timing_start, 1e-9)
+                speed = examples / seconds
+                log_metrics(run / TIMING, {"step": step, "seconds": elapsed_before + time.monotonic() - started,
+                                           "examples_per_s": speed, "units_per_s": units / seconds})
+                bar.set_postfix(loss=f"{loss / units:.3f}", ex_s=f"{speed:.0f}")
+            window = _Window(torch.zeros((), dtype=torch.float64, device=device))
+            timing_start = time.monotonic()
+
+        stopped = "epochs"
+        spare: Any = None  # a batch to run with weight 0 on a rank whose data ran out before the others'
+        model.train()
+        try:
+            while epoch < config.epochs:
+                if plan is None:
+                    plan = epoch_plan(task.unit_groups(), config.seed, epoch, group.world)
+                mine = plan.units_of(group.rank)
+                stream = task.batches(mine, stream_seed(config.seed, epoch, group.rank, group.world, generation),
+                                      local_batch)
+                units_done = 0
+                for _ in range(steps_in_plan):  # resuming inside an epoch: the same order, skip what was trained
+                    item = next(stream, None)
+                    if item is not None:
+                        units_done = item[1]
+                finished = False
+                while True:
+                    item = next(stream, None)
+                    out_of_time = time.monotonic() - started >= budget
+                    units = 0.0 if item is None or not group.distributed else task.loss_units(item[0])
+                    counts = group.sum_counts([item is not None, stop.requested, out_of_time, units], device)
+                    if counts[1]:
+                        raise _Stop
+                    if not counts[0]:
+                        finished = True
+                        break
+                    if counts[2]:
+                        stopped = "time limit"
+                        if evaluated_at != step:
+                            evaluate(epoch)
+                        break
+                    if item is not None:
+                        batch, weight = item[0], 1.0
+                        spare = batch
+                    else:
+                        if spare is None:  # this rank's part of a re-dealt epoch is empty
+                            spare = next(task.batches([0], [config.seed], local_batch))[0]
+                        batch, weight = spare, 0.0
+                    self._step(wrapped, model, batch, weight, counts[3] if group.distributed else None,
+                               optimizers, scaler, amp, window)
+                    step += 1
+                    steps_in_plan += 1
+                    if item is not None:
+                        units_done = item[1]
+                    bar.update(1)
+                    if step % LOG_EVERY == 0:
+                        log_window()
+                    if config.eval_every and step % config.eval_every == 0 and evaluate(epoch):
+                        stopped = "early stopping"
+                        break
+                if not finished:
+                    break
+                epoch += 1
+                plan, steps_in_plan, units_done, generation = None, 0, 0, 0
+                if evaluated_at != step and evaluate(epoch - 1):
+                    stopped = "early stopping"
+                    break
+        except _Stop:
+            bar.close()
+            save_last()
+            raise TrainingInterrupted(run / LAST, step, resume_command(task.command, config.data,
+                                                                         config.out)) from None
+        except KeyboardInterrupt:  # a second Ctrl-C: stop now, keep the last checkpoint as it is
+            bar.close()
+            raise
+        bar.close()
+        if evaluated_at != step:
+            evaluate(max(epoch - 1, 0) if stopped == "epochs" else epoch)
+        if group.main:
+            from tnforge.trainers.plots import plot_training
+
+            plot_training(run / METRICS, run / "training.png")
+        return TrainResult(run, epoch, step, elapsed_before + time.monotonic() - started, best, stopped)
+
+    # -- pieces ------------------------------------------------------------------------------------------------
+    def _step(self, wrapped: nn.Module, model: nn.Module, batch: Any, weight: float, global_units: float | None,
+              optimizers: list[torch.optim.Optimizer], scaler: torch.amp.GradScaler, amp: torch.dtype | None,
+              window: _Window) -> None:
+        """One optimizer step on the global batch: this rank's summed loss over the global loss units (times the
+        world size, which DDP's gradient averaging divides out)."""
+        config, device = self.task.config, self.device
+        precision = (torch.autocast(device_type=device.type, dtype=amp) if amp is not None
+                     else contextlib.nullcontext())
+        with precision:
+            loss_sum, units, examples = self.task.loss(wrapped, batch, device)
+        total = units if global_units is None else global_units
+        loss = loss_sum.float() * (weight * self.group.world / max(total, 1.0))
+        for optimizer in optimizers:
+            optimizer.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        if config.clip:
+            for optimizer in optimizers:
+                scaler.unscale_(optimizer)
+            dense = [p for p in model.parameters() if p.grad is not None and not p.grad.is_sparse]
+            nn.utils.clip_grad_norm_(dense, config.clip)
+        for optimizer in optimizers:
+            scaler.step(optimizer)
+        scaler.update()
+        if weight:
+            window.loss += loss_sum.detach().double()
+            window.units += units
+            window.examples += examples
+
+    def _bar(self, total: int, initial: int) -> Any:
+        from tnforge.progress import progress_bar
+
+        return progress_bar(total=total, initial=min(initial, total), unit="batch", desc=f"train {self.task.command}",
+                            disable=not (self.task.config.progress and self.group.main))
+
+
+def fit(task: TrainingTask, resume: bool = False, overwrite: bool = False) -> TrainResult:
+    """Train `task` into its config's `out` (see `Engine`)."""
+    return Engine(task, resume, overwrite).fit()
