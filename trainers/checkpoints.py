@@ -100,7 +100,8 @@ def read_payload(file: str | os.PathLike, device: torch.device | str = "cpu") ->
 def check_version(payload: dict[str, Any], file: str | os.PathLike) -> None:
     """ValueError when a checkpoint's layout is newer than this tnforge reads."""
     if payload.get("format_version", 0) > FORMAT_VERSION:
-        raise ValueError(f"{file}: checkpoint format {payload['format_version']} is newer than this tnforge")
+        raise ValueError(f"{file}: checkpoint format {payload['format_version']} is newer than this tnforge reads "
+                         "(upgrade tnforge)")
 
 
 def load_checkpoint(path: str | os.PathLike, format: str, device: torch.device | str = "cpu") -> dict[str, Any]:
