@@ -143,3 +143,24 @@ def test_no_import_cycle():
         if module not in state:
             visit(module, [])
     assert len(graph) > 100 and not cycles, "\n".join(cycles)
+
+
+def test_the_family_registry_names_its_code_lazily():
+    """Every family's "module:attr" names a module of ours defining attr, and reading the registry (as
+    `tnforge --help` and the model commands' options do) imports no torch."""
+    import subprocess
+    import sys
+
+    from tnforge.trainers.families import FAMILIES
+
+    for family in FAMILIES.values():
+        for target in (family.model_config, family.loader, family.trainer, family.train_config):
+            module, _, attribute = target.partition(":")
+            package, *rest = module.removeprefix("tnforge.").split(".")
+            path = ROOT.joinpath(next(f for f, p in WINGS.items() if p == f"tnforge.{package}"), *rest).with_suffix(".py")
+            names = {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+                     if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+            assert attribute in names, target
+    script = "import sys, tnforge.trainers.families, tnforge.cli.common; print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"

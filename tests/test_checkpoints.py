@@ -12,6 +12,7 @@ from tnforge.trainers.checkpoints import BEST, LAST, checkpoint_file, load_check
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig  # noqa: E402
 from tnforge.trainers.dual_encoders.model import DualEncoder  # noqa: E402
 from tnforge.trainers.dual_encoders.scorer import load_dual_encoder  # noqa: E402
+from tnforge.trainers.families import load  # noqa: E402
 from tnforge.trainers.seq2seq.loading import load_model  # noqa: E402
 from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq  # noqa: E402
 from tnforge.trainers.seq2seq.vocab import CharVocabulary, WordVocabulary  # noqa: E402
@@ -92,6 +93,9 @@ def test_a_seq2seq_checkpoint_in_the_original_layout_loads(tmp_path) -> None:
     assert loaded.input_vocab.symbols == input_vocab.symbols
     assert loaded.output_vocab.symbols == output_vocab.symbols
     _same_weights(model, loaded.model)
+    family, through_registry = load(tmp_path, "cpu", kind="decoder")  # as every --model loads it
+    assert family.name == "seq2seq" and through_registry.max_output_length == 12
+    _same_weights(model, through_registry.model)
 
 
 def test_a_dual_encoder_checkpoint_in_the_original_layout_loads(tmp_path) -> None:
@@ -111,3 +115,5 @@ def test_a_dual_encoder_checkpoint_in_the_original_layout_loads(tmp_path) -> Non
     assert scorer.metrics == {"dev": {"auc": 0.9, "epoch": 3}} and scorer.path == tmp_path / "old.pt"
     _same_weights(model, scorer.model)
     assert scorer.score(["12"], ["twelve"]).shape == (1,)
+    family, through_registry = load(tmp_path / "old.pt", "cpu", kind="scorer")
+    assert family.name == "dual encoder" and through_registry.config.features == 1

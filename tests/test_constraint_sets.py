@@ -25,7 +25,7 @@ from tnforge.trainers.decoding.constraints import (  # noqa: E402
 from tnforge.trainers.decoding.hooks import CombinedConstraint  # noqa: E402
 
 #: What build_constraint reads off a loaded seq2seq model.
-LOADED = SimpleNamespace(device="cpu", config={"max_output_length": 12})
+LOADED = SimpleNamespace(device="cpu", max_output_length=12)
 
 
 def reading_words(before: str, cls: str | None) -> set[tuple[str, ...]]:

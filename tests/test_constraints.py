@@ -17,8 +17,11 @@ from tnforge.trainers.decoding.constraints import (
     token_of,
 )
 from tnforge.trainers.decoding.hooks import CombinedConstraint, ConstraintBatch
+from tnforge.trainers.seq2seq.loading import LoadedModel
 from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
-from tnforge.trainers.seq2seq.vocab import EOS, WordVocabulary
+from tnforge.trainers.seq2seq.vocab import WordVocabulary
+
+EOS = WordVocabulary.eos_id
 
 SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "en_sample.tsv"
 WORDS = ["a", "b", "c", "<self>"]
@@ -37,10 +40,14 @@ class _Encoded(_State):
 
 
 class MarkovModel:
-    """A stub decoder: logits depend on the previous unit and the step (STOP likely after two words)."""
+    """A stub decoder meeting the decoding protocol: logits depend on the previous unit and the step (STOP
+    likely after two words); special ids and sizes as the word vocabulary has them."""
+
+    pad_id, unk_id, bos_id, eos_id = WordVocabulary.pad_id, WordVocabulary.unk_id, WordVocabulary.bos_id, EOS
+    max_output_length = 40
 
     def __init__(self, vocab_size: int):
-        self.output = torch.nn.Linear(1, vocab_size)  # beam_search reads output.out_features
+        self.output_size = vocab_size
         generator = torch.Generator().manual_seed(3)
         self.table = torch.randn(vocab_size, vocab_size, generator=generator)
 
@@ -203,6 +210,7 @@ def test_grammar_masked_decode_never_outputs_an_unlicensed_reading() -> None:
     torch.manual_seed(0)
     model = Seq2Seq(ModelConfig(input_embedding=8, output_embedding=8, encoder_hidden=8, decoder_hidden=16,
                                 attention=8, dropout=0.0), 10, len(vocab)).eval()  # untrained: any output
+    model = LoadedModel(model, None, vocab, {}, Path(), torch.device("cpu"))
     constraint = GrammarConstraint(lambda b, c: reading_words(b, c, 200), covered_classes(), max_length=30)
     source = torch.randint(4, 10, (len(tokens), 5))
     batch = ConstraintBatch([f"<norm> {b} </norm>" for _, b, _ in tokens], [b for _, b, _ in tokens],

@@ -71,7 +71,7 @@ def test_beam_one_is_greedy_decoding(tiny):
     loaded, _, _ = tiny
     model = loaded.model
     batch = _batch(loaded, _windows())
-    found = beam_search(model, batch.source, batch.source_lengths, beam=1, keep=1, max_length=12)
+    found = beam_search(loaded, batch.source, batch.source_lengths, beam=1, keep=1, max_length=12)
     for row, hypotheses in enumerate(found):
         with torch.no_grad():
             encoded, state = model.encode(batch.source[row: row + 1], batch.source_lengths[row: row + 1])

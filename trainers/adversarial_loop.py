@@ -12,12 +12,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 from tnforge.trainers.decoding.outputs import Progress
 from tnforge.trainers.evaluation.accuracy import BatchJudge
+
+if TYPE_CHECKING:
+    from tnforge.trainers.decoding.protocol import DecodableModel
 
 DecodeTopK = Callable[[int, Path | None], Path]
 Regenerate = Callable[[int, Path], None]
@@ -129,7 +132,8 @@ def loop_dataset(source: Path, work: Path) -> Path:
     return target
 
 
-def decode_topk(loaded: Any, files: Sequence[Path], out: Path, config: LoopConfig, previous: Path | None) -> Path:
+def decode_topk(loaded: DecodableModel, files: Sequence[Path], out: Path, config: LoopConfig,
+                previous: Path | None) -> Path:
     """The train split's top-k hypotheses (decoded with the previous round's filter, if any) → `out`."""
     from tnforge.trainers.decoding.constraint_sets import vocabulary_constraint
     from tnforge.trainers.decoding.outputs import write_hypotheses
@@ -151,7 +155,7 @@ def retrain_filter(dataset: Path, run: Path, device: str, epochs: int) -> Path:
     return run
 
 
-def evaluate_filter(loaded: Any, files: Sequence[Path], run: Path, config: LoopConfig,
+def evaluate_filter(loaded: DecodableModel, files: Sequence[Path], run: Path, config: LoopConfig,
                     judge: BatchJudge | None = None, progress: Progress | None = None, label: str = "evaluate", total: int | None = None) -> dict[str, Any]:
     """Errors of decoding `config.split` with the filter of `run`: a row of the loop's table."""
     from tnforge.trainers.decoding.constraint_sets import load_scorer
@@ -165,8 +169,8 @@ def evaluate_filter(loaded: Any, files: Sequence[Path], run: Path, config: LoopC
             "unrecoverable": result.get("unrecoverable"), "filter_auc": scorer.metrics.get("dev", {}).get("auc")}
 
 
-def run_loop(loaded: Any, source: Path | str, work: Path | str, regenerate: RegenerateNegatives, config: LoopConfig,
-             judge: BatchJudge | None = None, progress: Progress | None = None,
+def run_loop(loaded: DecodableModel, source: Path | str, work: Path | str, regenerate: RegenerateNegatives,
+             config: LoopConfig, judge: BatchJudge | None = None, progress: Progress | None = None,
              on_round: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """The loop on a built dataset `source` (left untouched): pairs are regenerated in `work`/data, each
     round's hypotheses and filter go to `work`/round-N/. Returns one row per round."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from torch import nn
 
 from tnforge import __version__
 from tnforge.filesystems import write_atomically
+from tnforge.trainers.families import FAMILIES
 
 FORMAT_VERSION = 1
 LAST = "checkpoint.pt"
@@ -21,8 +23,8 @@ BEST = "best.pt"
 #: The payload keys every checkpoint has; a family's extras (e.g. vocabularies) go beside them.
 CORE_KEYS = ("format", "format_version", "tnforge_version", "torch_version", "model_config", "config", "model",
              "training", "metrics")
-#: How errors name each format's checkpoints ("not a tnforge seq2seq checkpoint").
-NAMES = {"tnforge-seq2seq": "seq2seq", "tnforge-dual-encoder": "dual encoder"}
+#: How errors name each format's checkpoints ("not a tnforge seq2seq checkpoint"): the family registry's names.
+NAMES = {family.format: family.name for family in FAMILIES.values()}
 #: Formats whose missing files are named too ("no such dual encoder checkpoint"; seq2seq's never were).
 _NAMED_FILES = frozenset({"tnforge-dual-encoder"})
 
@@ -74,16 +76,39 @@ def checkpoint_file(path: str | os.PathLike, format: str | None = None) -> Path:
     return path
 
 
+#: How the files torch.save writes begin: a zip archive, or (before torch 1.6) a pickle.
+_TORCH_MAGIC = (b"PK\x03\x04", b"\x80")
+
+
+def read_payload(file: str | os.PathLike, device: torch.device | str = "cpu") -> Any:
+    """The unpickled contents of a checkpoint file (tensors only, no code) on `device`; ValueError in one line
+    when it is not one."""
+    with open(file, "rb") as handle:
+        head = handle.read(4)
+    if not head.startswith(_TORCH_MAGIC):
+        raise ValueError(f"{file}: not a readable tnforge checkpoint (not a file torch.save writes)")
+    try:
+        with (torch.serialization.safe_globals([torch.torch_version.TorchVersion]),  # early checkpoints held one
+              warnings.catch_warnings()):
+            warnings.simplefilter("ignore")  # torch's advice on pickles it refuses: the error below says it
+            return torch.load(file, map_location=device, weights_only=True)
+    except Exception as error:  # noqa: BLE001 - any unpickling problem means "not a checkpoint"
+        raise ValueError(f"{file}: not a readable tnforge checkpoint (damaged, or holding more than tensors "
+                         f"and plain values: {type(error).__name__})") from error
+
+
+def check_version(payload: dict[str, Any], file: str | os.PathLike) -> None:
+    """ValueError when a checkpoint's layout is newer than this tnforge reads."""
+    if payload.get("format_version", 0) > FORMAT_VERSION:
+        raise ValueError(f"{file}: checkpoint format {payload['format_version']} is newer than this tnforge reads "
+                         "(upgrade tnforge)")
+
+
 def load_checkpoint(path: str | os.PathLike, format: str, device: torch.device | str = "cpu") -> dict[str, Any]:
     """The payload of a checkpoint of `format` (file or run directory) with its tensors on `device`."""
     file = checkpoint_file(path, format)
-    try:
-        with torch.serialization.safe_globals([torch.torch_version.TorchVersion]):  # early checkpoints held one
-            payload = torch.load(file, map_location=device, weights_only=True)
-    except Exception as error:  # noqa: BLE001 - any unpickling problem means "not a checkpoint"
-        raise ValueError(f"{file}: not a readable tnforge checkpoint ({error})") from error
+    payload = read_payload(file, device)
     if not isinstance(payload, dict) or payload.get("format") != format:
         raise ValueError(f"{file}: not a tnforge {NAMES.get(format, format)} checkpoint")
-    if payload.get("format_version", 0) > FORMAT_VERSION:
-        raise ValueError(f"{file}: checkpoint format {payload['format_version']} is newer than this tnforge")
+    check_version(payload, file)
     return payload

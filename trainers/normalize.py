@@ -11,10 +11,13 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 from tnforge.trainers.decoding.raw_text import THRESHOLD, SentenceReading, normalize_texts
+
+if TYPE_CHECKING:
+    from tnforge.trainers.decoding.protocol import DecodableModel
 
 #: Sentences read and decoded together in batch mode (their tokens are batched `batch_size` at a time).
 CHUNK = 512
@@ -27,7 +30,7 @@ PAUSE = None
 class Normalizer:
     """A seq2seq model with its optional tagger and decoding constraint, and the decoding settings."""
 
-    loaded: Any
+    loaded: DecodableModel
     tagger: Any = None
     constraint: Any = None
     beam: int = BEAM

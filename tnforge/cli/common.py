@@ -1,5 +1,6 @@
 """Options and helpers shared by several tnforge commands, defined once: model/data/device options, the
-constraint options, the trainers' options, loading a model, progress bars, library errors → click errors."""
+constraint options, the trainers' options, loading a model (through the family registry), progress bars,
+library errors → click errors."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tnforge.manifest import check_input
 from tnforge.progress import token_progress as token_progress  # the decoding commands' progress bar
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
+from tnforge.trainers.families import of_kind
 
 Decorator = Callable[[Any], Any]
 
@@ -49,9 +51,10 @@ def data_option(help: str, file_okay: bool = True) -> Decorator:
                         callback=lambda _ctx, _param, value: check_input(value), help=help)
 
 
-# Options shared by the commands that load a seq2seq model and decode a dataset.
+# Options shared by the commands that load a decoder model and decode a dataset.
 model_option = click.option("--model", "-m", required=True, type=click.Path(exists=True),
-                            help="Seq2seq run directory (uses best.pt) or a checkpoint file.")
+                            help=f"Run directory (uses best.pt) or checkpoint file of a decoder model "
+                                 f"({', '.join(f.name for f in of_kind('decoder'))}).")
 beam_option = click.option("--beam", default=BEAM, type=click.IntRange(1), help="Beam width.")
 
 
@@ -164,13 +167,29 @@ class PassThroughCommand(click.Command):
         return super().parse_args(ctx, args)
 
 
-def load_seq2seq(model: str, device: str, threads: int = 0, data: str | None = None,
-                 split: str | None = None) -> Any:
-    """A trained seq2seq model on `device`; with `data`, (model, the examples files of `split`)."""
-    from tnforge.trainers.seq2seq.data import example_files
-    from tnforge.trainers.seq2seq.loading import load_on
+#: How `--model` refuses a family of another kind: where that kind of run goes instead.
+_USE_INSTEAD = {"scorer": "pass it as --seq-de/--voc-de"}
 
-    loaded = load_on(model, device, threads)
+
+def load_model(model: str, device: str, threads: int = 0, data: str | None = None, split: str | None = None) -> Any:
+    """`--model`: a trained decoder model of any registered family (`trainers.families`) on `device` by name
+    ("auto", "cpu", "cuda:N"), torch using `threads` CPU threads (0: its default); with `data`, (model, the
+    examples files of `split`). A run of another kind or an unreadable file is refused in one line."""
+    import torch
+
+    from tnforge.trainers.devices import resolve_device
+    from tnforge.trainers.families import WrongKind, load
+    from tnforge.trainers.seq2seq.data import example_files
+
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        _family, loaded = load(model, resolve_device(device), kind="decoder")
+    except WrongKind as error:
+        decoders = ", ".join(f.name for f in of_kind("decoder"))
+        instead = _USE_INSTEAD.get(error.family.kind)
+        raise click.ClickException(f"{model} is a {error.family.name} run: --model needs a decoder model "
+                                   f"({decoders})" + (f"; {instead}" if instead else "")) from error
     return loaded if data is None else (loaded, example_files(data, split))
 
 

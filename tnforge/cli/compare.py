@@ -38,7 +38,7 @@ def compare(model: str, data: str, split: str, seq_de: str | None, voc_de: list[
     from tnforge.trainers.evaluation.comparison import publish_comparison
     from tnforge.trainers.evaluation.constraint_runs import run_comparison
 
-    loaded, files = common.load_seq2seq(model, device, threads, data, split)
+    loaded, files = common.load_model(model, device, threads, data, split)
     with common.grammar_errors("--grammar-constraint"):
         reading_words, covered = adapter.reading_words() if grammar_constraint else (None, frozenset())
     judge, note = adapter.judge()

@@ -42,7 +42,7 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
     if raw:
         from tnforge.trainers.normalize import Normalizer, write_raw_hypotheses
 
-        loaded = common.load_seq2seq(model, device, threads)
+        loaded = common.load_model(model, device, threads)
         reading_words, covered = common.grammar_words(grammar_constraint)
         constraint, note = build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)
         normalizer = Normalizer(loaded, common.load_tagger(tagger) if tagger else None, constraint, beam, batch_size,
@@ -50,7 +50,7 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
         written = write_raw_hypotheses(normalizer, data, out)
         click.echo(written.describe(out, beam, top_k, loaded.device, note))
         return
-    loaded, files = common.load_seq2seq(model, device, threads, data, split)
+    loaded, files = common.load_model(model, device, threads, data, split)
     constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
     written = write_hypotheses(loaded, files, out, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
                                copies=copies, rows_per_file=rows_per_file, constraint=constraint,

@@ -45,7 +45,7 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
 
     with common.grammar_errors("--grammar"):
         judge, note = adapter.judge(grammar)
-    loaded, files = common.load_seq2seq(model, device, threads, data, split)
+    loaded, files = common.load_model(model, device, threads, data, split)
     reading_words, covered = common.grammar_words(grammar_constraint)
     constraint, constraint_note = build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)
     if raw or tagger:

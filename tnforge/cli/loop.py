@@ -39,7 +39,7 @@ def loop(model: str, data: str, out: str, device: str, threads: int, **options: 
     from tnforge.trainers.adversarial_loop import round_note, rounds_so_far, run_loop, write_loop
 
     config = LoopConfig(**options)
-    loaded = common.load_seq2seq(model, device, threads)
+    loaded = common.load_model(model, device, threads)
     judge, note = adapter.judge()
     done: list[dict[str, Any]] = []
 

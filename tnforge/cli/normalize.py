@@ -54,7 +54,7 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
         raise click.UsageError("--grammar-constraint needs --tagger: the grammar is chosen by each token's class")
     from tnforge.trainers.decoding.constraint_sets import build_constraint
 
-    loaded = common.load_seq2seq(model, device, threads)
+    loaded = common.load_model(model, device, threads)
     reading_words, covered = common.grammar_words(grammar_constraint)
     constraint, _ = build_constraint(loaded, reading_words=reading_words, covered=covered)
     normalizer = Normalizer(loaded, common.load_tagger(tagger) if tagger else None, constraint, beam, batch_size,

@@ -32,7 +32,7 @@ def sweep_lambda(model: str, data: str, split: str, seq_de: str | None, voc_de: 
 
     if not seq_de and not voc_de:
         raise click.UsageError("give --seq-de and/or --voc-de: there is nothing to weigh")
-    loaded, files = common.load_seq2seq(model, device, threads, data, split)
+    loaded, files = common.load_model(model, device, threads, data, split)
     judge, note = adapter.judge()
     rows = run_sweep(loaded, files, split, lambdas, seq_de, voc_de, judge, beam, batch_size, common.token_progress,
                      on_decoded=lambda label, n, s: click.echo(f"{label}: {n:,} tokens in {s:.1f} s", err=True))

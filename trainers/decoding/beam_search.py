@@ -1,6 +1,7 @@
 """Batched beam search over every input of a batch at once ([inputs × beam] decoder rows), with top-k
 output, an early exit per input once no live hypothesis can beat its kept ones, and a batch's constraint
-(`hooks.BatchConstraint`) adding scores, masks and STOP bonuses (docs/training.md)."""
+(`hooks.BatchConstraint`) adding scores, masks and STOP bonuses (docs/training.md). Typed against the decoding
+protocol (`protocol.DecodableModel`): any family's model, whatever its special ids."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ import torch
 
 from tnforge.trainers.decoding.defaults import BEAM
 from tnforge.trainers.decoding.hooks import BatchConstraint, StepContext
-from tnforge.trainers.seq2seq.model import Seq2Seq
-from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, UNK
+from tnforge.trainers.decoding.protocol import DecodableModel
 
 NEG_INF = float("-inf")
 
@@ -23,13 +23,13 @@ class Hypothesis:
 
 
 def _keep_best(finished: tuple[torch.Tensor, torch.Tensor, torch.Tensor], active: torch.Tensor,
-               scores: torch.Tensor, prefixes: torch.Tensor, length: int) -> None:
+               scores: torch.Tensor, prefixes: torch.Tensor, length: int, pad: int) -> None:
     """Merge candidates — each active input's [beam] `scores` for its rows' `prefixes` of `length` units —
     into the finished hypotheses it keeps (best first), in place."""
     finished_scores, finished_ids, finished_lengths = finished
     n, beam = scores.shape
     keep, max_length = finished_ids.shape[1:]
-    padded = torch.full((n * beam, max_length), PAD, dtype=torch.long, device=scores.device)
+    padded = torch.full((n * beam, max_length), pad, dtype=torch.long, device=scores.device)
     padded[:, :length] = prefixes[:, :length]
     merged_scores = torch.cat([finished_scores[active], scores], dim=1)
     merged_ids = torch.cat([finished_ids[active], padded.view(n, beam, max_length)], dim=1)
@@ -43,21 +43,23 @@ def _keep_best(finished: tuple[torch.Tensor, torch.Tensor, torch.Tensor], active
 
 @torch.no_grad()
 def beam_search(
-    model: Seq2Seq,
+    model: DecodableModel,
     source: torch.Tensor,
     lengths: torch.Tensor,
     beam: int = BEAM,
     keep: int = 1,
-    max_length: int = 40,
+    max_length: int | None = None,
     constraint: BatchConstraint | None = None,
 ) -> list[list[Hypothesis]]:
-    """The best `keep` finished hypotheses of each input (best first), found with beam width `beam`."""
+    """The best `keep` finished hypotheses of each input (best first), found with beam width `beam`, of at
+    most `max_length` units (default: the model's `max_output_length`)."""
     device = source.device
+    max_length = max_length or model.max_output_length
+    vocab_size, pad, eos = model.output_size, model.pad_id, model.eos_id
     n_inputs, beam, keep = source.shape[0], max(1, beam), max(1, keep)
     encoded, state = model.encode(source, lengths)
     row_input = torch.arange(n_inputs, device=device).repeat_interleave(beam)
     encoded, state = encoded.select(row_input), state.select(row_input)
-    vocab_size = model.output.out_features
     prepared = None
     if constraint is not None and constraint.added is not None:
         prepared = constraint.added.to(device=device, dtype=torch.float32)
@@ -65,13 +67,15 @@ def beam_search(
     scores = torch.full((n_inputs, beam), NEG_INF, device=device)
     scores[:, 0] = 0.0
     prefixes = torch.zeros((n_inputs * beam, 0), dtype=torch.long, device=device)
-    previous = torch.full((n_inputs * beam,), BOS, dtype=torch.long, device=device)
+    previous = torch.full((n_inputs * beam,), model.bos_id, dtype=torch.long, device=device)
     finished_scores = torch.full((n_inputs, keep), NEG_INF, device=device)
-    finished_ids = torch.full((n_inputs, keep, max_length), PAD, dtype=torch.long, device=device)
+    finished_ids = torch.full((n_inputs, keep, max_length), pad, dtype=torch.long, device=device)
     finished_lengths = torch.zeros((n_inputs, keep), dtype=torch.long, device=device)
     finished = (finished_scores, finished_ids, finished_lengths)
     active = torch.arange(n_inputs, device=device)  # batch index of each live input
-    banned = torch.tensor([PAD, UNK, BOS], device=device)
+    # Never chosen: padding, unknown, start (ids a family does not use, e.g. −1, are left out).
+    banned = torch.tensor(sorted({i for i in (pad, model.unk_id, model.bos_id) if 0 <= i < vocab_size} - {eos}),
+                          dtype=torch.long, device=device)
 
     for step in range(max_length):
         n = active.shape[0]
@@ -88,8 +92,8 @@ def beam_search(
             if mask is not None:
                 log_probs = log_probs.masked_fill(mask, NEG_INF)
         log_probs[:, banned] = NEG_INF
-        stop = log_probs[:, EOS].clone()
-        log_probs[:, EOS] = NEG_INF
+        stop = log_probs[:, eos].clone()
+        log_probs[:, eos] = NEG_INF
         if step == 0:
             stop.fill_(NEG_INF)  # a reading is never empty
         elif constraint is not None:
@@ -100,7 +104,7 @@ def beam_search(
         # Finished candidates: every live row's STOP extension, merged with the kept ones.
         candidate_scores = scores.reshape(-1) + stop
         if step > 0:
-            _keep_best(finished, active, candidate_scores.view(n, beam), prefixes, step)
+            _keep_best(finished, active, candidate_scores.view(n, beam), prefixes, step, pad)
 
         # Live hypotheses: the best `beam` non-STOP extensions of each input.
         totals = (scores.reshape(-1, 1) + log_probs).view(n, beam * vocab_size)
@@ -126,7 +130,7 @@ def beam_search(
             state, encoded = state.select(keep_rows), encoded.select(keep_rows)
 
     if active.numel():  # inputs cut off at max_length: their live hypotheses count as finished
-        _keep_best(finished, active, scores, prefixes, min(prefixes.shape[1], max_length))
+        _keep_best(finished, active, scores, prefixes, min(prefixes.shape[1], max_length), pad)
 
     results: list[list[Hypothesis]] = []
     all_scores, all_ids, all_lengths = finished_scores.tolist(), finished_ids.tolist(), finished_lengths.tolist()

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # torch is imported only by the functions that need it (`tnforge --help` imports this module)
+    from tnforge.trainers.decoding.protocol import DecodableModel
 
 #: The constraint weight λ when none is given.
 WEIGHT = 5.0
@@ -38,37 +41,38 @@ def named_runs(values: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def load_scorer(path: str, device: Any, kind: str) -> Any:
-    """A trained dual encoder of `kind` ("sequence" or "vocabulary"); ValueError when it is the other kind."""
-    from tnforge.trainers.dual_encoders.scorer import load_dual_encoder
+    """A trained dual encoder of `kind` ("sequence" or "vocabulary"), loaded through the family registry;
+    ValueError when it is the other kind or another family's run."""
+    from tnforge.trainers.families import load
 
-    scorer = load_dual_encoder(path, device)
+    _family, scorer = load(path, device, kind="scorer")
     if scorer.kind != kind:
         raise ValueError(f"{path}: a {scorer.kind} dual encoder, but a {kind} one is needed here")
     return scorer
 
 
-def sequence_constraint(loaded: Any, path: str, weight: float = WEIGHT) -> Any:
+def sequence_constraint(loaded: DecodableModel, path: str, weight: float = WEIGHT) -> Any:
     """STOP + λ(s − 0.5) with the sequence dual encoder of run `path`."""
     from tnforge.trainers.decoding.constraints import SequenceDEConstraint
 
     return SequenceDEConstraint(load_scorer(path, loaded.device, "sequence"), weight)
 
 
-def vocabulary_constraint(loaded: Any, path: str, weight: float = WEIGHT) -> Any:
+def vocabulary_constraint(loaded: DecodableModel, path: str, weight: float = WEIGHT) -> Any:
     """Each word + λ(s − 1) with the vocabulary-filter dual encoder of run `path`."""
     from tnforge.trainers.decoding.constraints import VocabularyFilterConstraint
 
     return VocabularyFilterConstraint(load_scorer(path, loaded.device, "vocabulary"), weight)
 
 
-def grammar_constraint(loaded: Any, reading_words: ReadingWords, covered: Collection[str]) -> Any:
+def grammar_constraint(loaded: DecodableModel, reading_words: ReadingWords, covered: Collection[str]) -> Any:
     """The covering grammar's hard mask for inputs of the covered classes, within the model's output length."""
     from tnforge.trainers.decoding.constraints import GrammarConstraint
 
-    return GrammarConstraint(reading_words, covered, max_length=int(loaded.config.get("max_output_length", 40)))
+    return GrammarConstraint(reading_words, covered, max_length=loaded.max_output_length)
 
 
-def build_constraint(loaded: Any, seq_de: str | None = None, voc_de: str | None = None,
+def build_constraint(loaded: DecodableModel, seq_de: str | None = None, voc_de: str | None = None,
                      reading_words: ReadingWords | None = None, covered: Collection[str] = frozenset(),
                      weight: float = WEIGHT) -> tuple[Any, str]:
     """The decoding constraint for a loaded seq2seq model (None when nothing is asked for) and a note on it.
@@ -91,7 +95,7 @@ def build_constraint(loaded: Any, seq_de: str | None = None, voc_de: str | None 
     return combine(parts), (", ".join(notes) or "unconstrained")
 
 
-def constraint_pieces(loaded: Any, seq_de: str | None = None, voc_des: Sequence[tuple[str, str]] = (),
+def constraint_pieces(loaded: DecodableModel, seq_de: str | None = None, voc_des: Sequence[tuple[str, str]] = (),
                       reading_words: ReadingWords | None = None, covered: Collection[str] = frozenset(),
                       weight: float = WEIGHT) -> dict[str, Any]:
     """Each single constraint by name: "seqDE", "vocDE[NAME]" per (NAME, run) of `voc_des`, "grammar"."""

@@ -12,7 +12,7 @@ import torch
 
 from tnforge.schemas import NORM_CLOSE, NORM_OPEN, TRIVIAL_TARGETS
 from tnforge.trainers.decoding.hooks import BatchConstraint, ConstraintBatch, DecodingConstraint, StepContext
-from tnforge.trainers.seq2seq.vocab import EOS, SPECIALS, UNK, Vocabulary
+from tnforge.trainers.decoding.protocol import OutputVocabulary
 
 ReadingWords = Callable[[str, str | None], Collection[tuple[str, ...]]]
 #: Scores of aligned (encoded input, text) pairs; or [B, V] scores of tokens × words.
@@ -89,7 +89,7 @@ class _SequenceDEBatch(BatchConstraint):
         return bonus.to(context.prefixes.device)
 
 
-def vocabulary_words(vocab: Vocabulary) -> list[str]:
+def vocabulary_words(vocab: OutputVocabulary) -> list[str]:
     """The output vocabulary's symbols as words (specials included, so ids line up)."""
     return list(vocab.symbols)
 
@@ -103,7 +103,8 @@ class VocabularyFilterConstraint(_DualEncoderConstraint):
         words = vocabulary_words(batch.output_vocab)
         scores = self.scorer.score_matrix(batch_tokens(batch), words).float()
         added = self.weight * (scores - 1.0)
-        neutral = [i for i, word in enumerate(words) if i < len(SPECIALS) or word in self.exempt]
+        specials = batch.output_vocab.special_ids
+        neutral = [i for i, word in enumerate(words) if i in specials or word in self.exempt]
         added[:, neutral] = 0.0
         return BatchConstraint(batch, added=added.to(batch.device))
 
@@ -141,7 +142,7 @@ class GrammarConstraint(DecodingConstraint):
         self._cache: OrderedDict[tuple[str, str | None, int], _Trie | None] = OrderedDict()  # a pure memo
         self._cache_size = cache_size
 
-    def _trie(self, before: str, cls: str | None, vocab: Vocabulary) -> _Trie | None:
+    def _trie(self, before: str, cls: str | None, vocab: OutputVocabulary) -> _Trie | None:
         key = (before, cls, id(vocab))
         if key in self._cache:
             self._cache.move_to_end(key)
@@ -149,7 +150,7 @@ class GrammarConstraint(DecodingConstraint):
         sequences = set()
         for words in self.reading_words(before, cls):
             ids = tuple(vocab.encode(" ".join(words)))
-            if ids and UNK not in ids and (self.max_length is None or len(ids) < self.max_length):
+            if ids and vocab.unk_id not in ids and (self.max_length is None or len(ids) < self.max_length):
                 sequences.add(ids)
         trie = _Trie(sequences) if sequences else None
         self._cache[key] = trie
@@ -210,7 +211,7 @@ class _GrammarBatch(BatchConstraint):
             allow_cols.extend(nexts)
             if complete:
                 allow_rows.append(i)
-                allow_cols.append(EOS)
+                allow_cols.append(context.output_vocab.eos_id)
         if allow_rows:
             mask[allow_rows, allow_cols] = False
         return None, mask.to(device)

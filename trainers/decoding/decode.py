@@ -15,8 +15,7 @@ from tnforge import schemas
 from tnforge.trainers.decoding.beam_search import beam_search
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 from tnforge.trainers.decoding.hooks import ConstraintBatch, Counts, DecodingConstraint
-from tnforge.trainers.seq2seq.data import Batch, bucketed_batches, make_batch
-from tnforge.trainers.seq2seq.loading import LoadedModel
+from tnforge.trainers.decoding.protocol import DecodableModel, InputBatch
 
 #: Columns of an examples file that decoding carries through when present.
 DECODE_COLUMNS = ("key", "source", "sentence_id", "token_index", "copy", "class", "before", "after", "input")
@@ -39,13 +38,17 @@ def autocast(device: torch.device) -> contextlib.AbstractContextManager:
     return contextlib.nullcontext()
 
 
-def max_output_length(loaded: LoadedModel) -> int:
-    return int(loaded.config.get("max_output_length", 40))
+def output_spans(rows: dict[str, list]) -> list[tuple[int, int]] | None:
+    """The source token span of each row's output: `(i, i + 1)` for a window around token i (`token_index`);
+    None when the rows do not say."""
+    if "token_index" not in rows:
+        return None
+    return [(int(i), int(i) + 1) for i in rows["token_index"]]
 
 
 def decode_batch(
-    loaded: LoadedModel,
-    batch: Batch,
+    loaded: DecodableModel,
+    batch: InputBatch,
     beam: int = BEAM,
     top_k: int = 1,
     constraint: DecodingConstraint | None = None,
@@ -60,11 +63,11 @@ def decode_batch(
     if constraint is not None:
         rows = batch.rows
         per_batch = constraint.for_batch(ConstraintBatch(list(rows["input"]), rows.get("before"), rows.get("class"),
-                                                         vocab, loaded.device))
+                                                         vocab, loaded.device, output_spans(rows)))
     batch = batch.to(loaded.device)
     with autocast(loaded.device):
-        found = beam_search(loaded.model, batch.source, batch.source_lengths, beam=beam, keep=spare,
-                            max_length=max_length or max_output_length(loaded), constraint=per_batch)
+        found = beam_search(loaded, batch.source, batch.source_lengths, beam=beam, keep=spare,
+                            max_length=max_length, constraint=per_batch)
     results: list[Ranked] = []
     for hypotheses in found:
         ranked: Ranked = []
@@ -91,7 +94,7 @@ def example_columns(files: Sequence[Path]) -> list[str]:
 
 
 def decode_files(
-    loaded: LoadedModel,
+    loaded: DecodableModel,
     files: Sequence[Path],
     split: str | None = None,
     beam: int = BEAM,
@@ -106,15 +109,14 @@ def decode_files(
     With `originals_only`, up-sampling copies (copy > 0) are skipped.
     """
     columns = example_columns(files)
-    for batch in bucketed_batches(files, loaded.input_vocab, None, batch_size, columns=columns, split=split,
-                                  max_input=int(loaded.config.get("max_input_length", 256))):
+    for batch in loaded.batches(files, batch_size, columns, split):
         if originals_only and "copy" in batch.rows:
             keep = [i for i, c in enumerate(batch.rows["copy"]) if c == 0]
             if not keep:
                 continue
             if len(keep) < len(batch):
                 rows = {name: [values[i] for i in keep] for name, values in batch.rows.items()}
-                batch = make_batch(rows, loaded.input_vocab, None, int(loaded.config.get("max_input_length", 256)))
+                batch = loaded.batch(rows)
         ranked, counts = decode_batch(loaded, batch, beam=beam, top_k=top_k, constraint=constraint)
         if on_batch:
             on_batch(len(batch))
@@ -139,14 +141,13 @@ def hypotheses_table(rows: dict[str, list], ranked: Sequence[Ranked]) -> pa.Tabl
     return pa.Table.from_pydict(out, schema=schemas.HYPOTHESES)
 
 
-def decode_windows(loaded: LoadedModel, windows: Sequence[str], beam: int = BEAM, batch_size: int = BATCH_SIZE,
+def decode_windows(loaded: DecodableModel, windows: Sequence[str], beam: int = BEAM, batch_size: int = BATCH_SIZE,
                    constraint: DecodingConstraint | None = None) -> list[str]:
     """The best reading of each window (`… <norm> token </norm> …`), in order."""
     readings: list[str] = []
-    max_input = int(loaded.config.get("max_input_length", 256))
     for start in range(0, len(windows), batch_size):
         chunk = list(windows[start: start + batch_size])
-        batch = make_batch({"input": chunk}, loaded.input_vocab, None, max_input)
+        batch = loaded.batch({"input": chunk})
         for ranked in decode_batch(loaded, batch, beam=beam, top_k=1, constraint=constraint)[0]:
             readings.append(ranked[0][0] if ranked else schemas.SELF)
     return readings

@@ -10,20 +10,23 @@ from dataclasses import dataclass, field
 
 import torch
 
-from tnforge.trainers.seq2seq.vocab import Vocabulary
+from tnforge.trainers.decoding.protocol import OutputVocabulary
 
 Counts = dict[str, int]
 
 
 @dataclass
 class ConstraintBatch:
-    """What a constraint sees once per batch."""
+    """What a constraint sees once per batch: one entry per decoded output (a row of the beam search)."""
 
     inputs: list[str]  # the windows (`… <norm> token </norm> …`)
     befores: list[str] | None  # the tokens, when known
     classes: list[str | None] | None  # semiotic classes, when known
-    output_vocab: Vocabulary
+    output_vocab: OutputVocabulary
     device: torch.device
+    #: The source token span (start, end) in its sentence each output stands for, when known: (i, i + 1)
+    #: for a window around token i; a whole-sentence model constrains each output per token by it.
+    spans: list[tuple[int, int]] | None = None
 
 
 @dataclass
@@ -33,7 +36,7 @@ class StepContext:
     step: int  # 0 = choosing the first output unit
     rows: torch.Tensor  # [R] index of each row's input in the batch
     prefixes: torch.Tensor  # [R, step] output ids chosen so far (no BOS)
-    output_vocab: Vocabulary
+    output_vocab: OutputVocabulary
     _texts: list[str] | None = field(default=None, repr=False)
 
     def texts(self) -> list[str]:

@@ -12,11 +12,14 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, TOP_K
 from tnforge.trainers.decoding.hooks import Counts, merge_counts
 from tnforge.trainers.evaluation.accuracy import BatchJudge
+
+if TYPE_CHECKING:
+    from tnforge.trainers.decoding.protocol import DecodableModel
 
 Predictions = list[dict[str, Any]]
 OnBatch = Callable[[int], None]
@@ -31,7 +34,7 @@ def original_tokens(files: Sequence[Path], split: str | None) -> int:
     return count_rows(files, split, max_copies=1)
 
 
-def decode_predictions(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
+def decode_predictions(loaded: DecodableModel, files: Sequence[Path], split: str | None, constraint: Any = None,
                        beam: int = BEAM, batch_size: int = BATCH_SIZE,
                        on_batch: OnBatch | None = None) -> tuple[Predictions, float, Counts]:
     """Best reading of every original (non-copy) example, as evaluation predictions, the seconds taken, and the
@@ -52,7 +55,7 @@ def decode_predictions(loaded: Any, files: Sequence[Path], split: str | None, co
     return predictions, time.monotonic() - started, counts
 
 
-def decode_with_progress(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
+def decode_with_progress(loaded: DecodableModel, files: Sequence[Path], split: str | None, constraint: Any = None,
                          beam: int = BEAM, batch_size: int = BATCH_SIZE, progress: Progress | None = None,
                          label: str = "decode", total: int | None = None) -> tuple[Predictions, float, Counts]:
     """`decode_predictions` under a progress bar labelled `label` (`total`: the split's original tokens,
@@ -64,7 +67,7 @@ def decode_with_progress(loaded: Any, files: Sequence[Path], split: str | None, 
         return decode_predictions(loaded, files, split, constraint, beam, batch_size, on_batch=bar.update)
 
 
-def evaluate_decoding(loaded: Any, files: Sequence[Path], split: str | None, constraint: Any = None,
+def evaluate_decoding(loaded: DecodableModel, files: Sequence[Path], split: str | None, constraint: Any = None,
                       judge: BatchJudge | None = None, beam: int = BEAM, batch_size: int = BATCH_SIZE, progress: Progress | None = None,
                       label: str = "evaluate", total: int | None = None) -> dict[str, Any]:
     """Decode the split's originals and evaluate the best readings (`trainers.evaluation.evaluate`), errors
@@ -109,7 +112,7 @@ class HypothesesWritten:
                 f"({self.inputs_per_second:,.0f} inputs/s, beam {beam}, top-k {top_k}, {device}, {note})")
 
 
-def write_hypotheses(loaded: Any, files: Sequence[Path], out: str | os.PathLike, split: str | None = None,
+def write_hypotheses(loaded: DecodableModel, files: Sequence[Path], out: str | os.PathLike, split: str | None = None,
                      beam: int = BEAM, top_k: int = TOP_K, batch_size: int = BATCH_SIZE, copies: bool = False,
                      rows_per_file: int = 1_000_000, constraint: Any = None,
                      progress: Progress | None = None) -> HypothesesWritten:

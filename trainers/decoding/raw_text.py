@@ -18,8 +18,8 @@ from tnforge.schemas import SELF, SIL
 from tnforge.schemas.classes import COVERED
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, THRESHOLD
 from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
+from tnforge.trainers.decoding.protocol import DecodableModel, OutputVocabulary
 from tnforge.trainers.decoding.text_tokenizer import spoken
-from tnforge.trainers.seq2seq.vocab import UNK
 from tnforge.windows import window_input
 
 #: What a confidently tagged trivial class reads as, the corpus's way (PUNCT is never spoken).
@@ -79,7 +79,7 @@ def grammar_reading(reading_words: ReadingWords | None, token: str, cls: str | N
     return find(token, cls) if callable(find) and cls is not None else None
 
 
-def unspellable_reading(reading_words: ReadingWords | None, token: str, cls: str | None, vocab: Any,
+def unspellable_reading(reading_words: ReadingWords | None, token: str, cls: str | None, vocab: OutputVocabulary,
                        covered: Collection[str] = COVERED) -> str | None:
     """A covering-grammar reading for a token of a covered class whose every licensed reading has a word the
     model's output `vocab` lacks ("235s" → "two thirty fives" when "fives" was never a target word), so that
@@ -88,13 +88,13 @@ def unspellable_reading(reading_words: ReadingWords | None, token: str, cls: str
     if reading_words is None or cls not in covered:
         return None
     readings = list(reading_words(token, cls))
-    if not readings or any(UNK not in vocab.encode(" ".join(words)) for words in readings):
+    if not readings or any(vocab.unk_id not in vocab.encode(" ".join(words)) for words in readings):
         return None
     return " ".join(min(readings, key=lambda words: (len(words), words)))
 
 
 def read_sentences(
-    loaded: Any,
+    loaded: DecodableModel,
     sentences: Sequence[Sequence[str]],
     classes: Sequence[Sequence[str | None]] | None = None,
     probabilities: Sequence[Sequence[float]] | None = None,
@@ -119,7 +119,6 @@ def read_sentences(
     so does a token none of whose readings the model can spell — `unspellable_reading`).
     """
     from tnforge.trainers.decoding.decode import decode_batch
-    from tnforge.trainers.seq2seq.data import make_batch
 
     token_lists = [list(tokens) for tokens in sentences]
     class_lists = [list(c) for c in classes] if classes is not None else [[None] * len(t) for t in token_lists]
@@ -153,15 +152,15 @@ def read_sentences(
                 else:
                     pending.append((s, t, window_input(result.tokens, t)))
     pending.sort(key=lambda item: len(item[2]))  # stable: equal lengths keep sentence order
-    max_input = int(loaded.config.get("max_input_length", 256))
     counts: Counts = {}
     for start in range(0, len(pending), batch_size):
         chunk = pending[start: start + batch_size]
         rows = {"input": [window for _, _, window in chunk],
                 "before": [results[s].tokens[t] for s, t, _ in chunk],
-                "class": [results[s].classes[t] for s, t, _ in chunk]}
-        ranked, batch_counts = decode_batch(loaded, make_batch(rows, loaded.input_vocab, None, max_input),
-                                            beam=beam, top_k=top_k, constraint=constraint)
+                "class": [results[s].classes[t] for s, t, _ in chunk],
+                "token_index": [t for _, t, _ in chunk]}
+        ranked, batch_counts = decode_batch(loaded, loaded.batch(rows), beam=beam, top_k=top_k,
+                                            constraint=constraint)
         counts = merge_counts(counts, batch_counts)
         for (s, t, _), hypotheses in zip(chunk, ranked, strict=True):
             results[s].readings[t] = hypotheses[0][0] if hypotheses else SELF
@@ -220,7 +219,7 @@ def decoding_class(token: str, cls: str | None, alternatives: Sequence[str], rea
 
 
 def normalize_texts(
-    loaded: Any,
+    loaded: DecodableModel,
     texts: Sequence[str],
     tagger: Any = None,
     constraint: DecodingConstraint | None = None,

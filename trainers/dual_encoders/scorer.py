@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -99,10 +100,15 @@ class DualEncoderScorer:
         return torch.sigmoid(self.model.matrix_logits(self.encode_inputs(befores), v))
 
 
-def load_dual_encoder(path: str | os.PathLike, device: torch.device | str = "cpu") -> DualEncoderScorer:
-    """Load a trained dual encoder (eval mode) from a run directory or checkpoint file."""
-    payload = load_checkpoint(path, FORMAT, device)
+def from_payload(payload: dict[str, Any], file: str | os.PathLike, device: torch.device | str) -> (
+        DualEncoderScorer):
+    """The scorer (eval mode, on `device`) of a dual encoder checkpoint's payload (the family loader)."""
     # Checkpoints written before feature versions existed used version 1.
     model = DualEncoder(DualEncoderConfig.from_dict({"features": 1, **payload["model_config"]}))
     model.load_state_dict(payload["model"])
-    return DualEncoderScorer(model, device, checkpoint_file(path, FORMAT), payload.get("metrics"))
+    return DualEncoderScorer(model, device, Path(file), payload.get("metrics"))
+
+
+def load_dual_encoder(path: str | os.PathLike, device: torch.device | str = "cpu") -> DualEncoderScorer:
+    """Load a trained dual encoder (eval mode) from a run directory or checkpoint file."""
+    return from_payload(load_checkpoint(path, FORMAT, device), checkpoint_file(path, FORMAT), device)

@@ -9,7 +9,7 @@ import json
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tnforge.schemas.classes import COVERED
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
@@ -22,11 +22,14 @@ from tnforge.trainers.evaluation.comparison import (
     sweep_rows,
 )
 
+if TYPE_CHECKING:
+    from tnforge.trainers.decoding.protocol import DecodableModel
+
 #: (label, tokens decoded, seconds) after each decode.
 OnDecoded = Callable[[str, int, float], None]
 
 
-def run_comparison(loaded: Any, files: Sequence[Path], split: str | None, configurations: Mapping[str, Any],
+def run_comparison(loaded: DecodableModel, files: Sequence[Path], split: str | None, configurations: Mapping[str, Any],
                    judge: BatchJudge | None = None, covered: Collection[str] = COVERED, beam: int = BEAM,
                    batch_size: int = BATCH_SIZE, progress: Progress | None = None,
                    on_decoded: OnDecoded | None = None) -> dict[str, Any]:
@@ -51,7 +54,7 @@ def run_comparison(loaded: Any, files: Sequence[Path], split: str | None, config
     return result
 
 
-def run_sweep(loaded: Any, files: Sequence[Path], split: str | None, weights: Sequence[float],
+def run_sweep(loaded: DecodableModel, files: Sequence[Path], split: str | None, weights: Sequence[float],
               seq_de: str | None = None, voc_de: str | None = None, judge: BatchJudge | None = None,
               beam: int = BEAM, batch_size: int = BATCH_SIZE, progress: Progress | None = None,
               on_decoded: OnDecoded | None = None) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tnforge.schemas.classes import COVERED
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
@@ -26,6 +26,9 @@ from tnforge.trainers.decoding.raw_text import (
     tag_sentences,
 )
 from tnforge.trainers.evaluation.accuracy import BatchJudge, evaluate
+
+if TYPE_CHECKING:
+    from tnforge.trainers.decoding.protocol import DecodableModel
 
 #: Row name → (tokens, classes, every token decoded): tokens "predicted" (tokenizer) or "gold"; classes
 #: "predicted" (tagger), "gold" or "none".
@@ -154,8 +157,9 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
     return row
 
 
-def evaluate_raw(loaded: Any, files: Sequence[Path], split: str | None, tagger: Any = None, constraint: Any = None,
-                 judge: BatchJudge | None = None, beam: int = BEAM, batch_size: int = BATCH_SIZE, threshold: float = THRESHOLD,
+def evaluate_raw(loaded: DecodableModel, files: Sequence[Path], split: str | None, tagger: Any = None,
+                 constraint: Any = None, judge: BatchJudge | None = None, beam: int = BEAM,
+                 batch_size: int = BATCH_SIZE, threshold: float = THRESHOLD,
                  tokenize: Callable[[str], list[str]] | None = None,
                  detokenize: Callable[[Sequence[str]], str] | None = None, reading_words: Any = None,
                  on_row: Callable[[str, dict[str, Any]], None] | None = None,

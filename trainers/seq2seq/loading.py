@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,8 @@ from typing import Any
 import torch
 
 from tnforge.trainers.checkpoints import checkpoint_file, load_checkpoint, save_checkpoint
-from tnforge.trainers.devices import resolve_device
-from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
+from tnforge.trainers.seq2seq.data import Batch, bucketed_batches, make_batch
+from tnforge.trainers.seq2seq.model import DecoderState, Encoded, ModelConfig, Seq2Seq
 from tnforge.trainers.seq2seq.vocab import Vocabulary, vocabulary_from_dict
 
 FORMAT = "tnforge-seq2seq"
@@ -33,9 +34,15 @@ def save_seq2seq(
                     extras={"input_vocab": input_vocab.to_dict(), "output_vocab": output_vocab.to_dict()})
 
 
+#: Length limits of checkpoints whose training config lacks them.
+MAX_INPUT, MAX_OUTPUT = 256, 40
+
+
 @dataclass
 class LoadedModel:
-    """A model ready for decoding, with its vocabularies and training config."""
+    """A seq2seq model ready for decoding, with its vocabularies and training config; it meets the decoding
+    protocol (`decoding.protocol.DecodableModel`): the network's `encode`/`step`, the output vocabulary's
+    special ids, the training config's length limits, and how example rows become input batches."""
 
     model: Seq2Seq
     input_vocab: Vocabulary
@@ -44,22 +51,54 @@ class LoadedModel:
     path: Path
     device: torch.device
 
+    pad_id = property(lambda self: self.output_vocab.pad_id)
+    unk_id = property(lambda self: self.output_vocab.unk_id)
+    bos_id = property(lambda self: self.output_vocab.bos_id)
+    eos_id = property(lambda self: self.output_vocab.eos_id)
 
-def load_model(path: str | os.PathLike, device: torch.device | str = "cpu") -> LoadedModel:
-    """Load a trained model (in eval mode) from a run directory or checkpoint file onto `device`."""
-    device = torch.device(device)
-    payload = load_checkpoint(path, FORMAT, device)
+    @property
+    def output_size(self) -> int:
+        return len(self.output_vocab)
+
+    @property
+    def max_input_length(self) -> int:
+        """Input units read per window (longer windows are cut)."""
+        return int(self.config.get("max_input_length") or MAX_INPUT)
+
+    @property
+    def max_output_length(self) -> int:
+        """Output units decoded at most per reading."""
+        return int(self.config.get("max_output_length") or MAX_OUTPUT)
+
+    def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> tuple[Encoded, DecoderState]:
+        return self.model.encode(source, lengths)
+
+    def step(self, previous: torch.Tensor, state: DecoderState, encoded: Encoded) -> tuple[torch.Tensor,
+                                                                                           DecoderState]:
+        return self.model.step(previous, state, encoded)
+
+    def batch(self, rows: dict[str, list]) -> Batch:
+        """One input batch of example rows (their `input` windows encoded)."""
+        return make_batch(rows, self.input_vocab, None, self.max_input_length)
+
+    def batches(self, files: Sequence[Any], batch_size: int, columns: Sequence[str],
+                split: str | None = None) -> Iterator[Batch]:
+        """Input batches of examples files, bucketed by window length, every row once."""
+        return bucketed_batches(files, self.input_vocab, None, batch_size, columns=columns, split=split,
+                                max_input=self.max_input_length)
+
+
+def from_payload(payload: dict[str, Any], file: str | os.PathLike, device: torch.device) -> LoadedModel:
+    """The `LoadedModel` (eval mode, on `device`) of a seq2seq checkpoint's payload (the family loader)."""
     input_vocab = vocabulary_from_dict(payload["input_vocab"])
     output_vocab = vocabulary_from_dict(payload["output_vocab"])
     model = Seq2Seq(ModelConfig.from_dict(payload["model_config"]), len(input_vocab), len(output_vocab))
     model.load_state_dict(payload["model"])
     model.to(device).eval()
-    return LoadedModel(model, input_vocab, output_vocab, payload["config"], checkpoint_file(path, FORMAT), device)
+    return LoadedModel(model, input_vocab, output_vocab, payload["config"], Path(file), device)
 
 
-def load_on(path: str | os.PathLike, device: str = "auto", threads: int = 0) -> LoadedModel:
-    """`load_model` as the commands ask for it: onto a device by name ("auto", "cpu", "cuda:N"; DeviceError
-    when unusable), with torch using `threads` CPU threads (0: torch's default)."""
-    if threads:
-        torch.set_num_threads(threads)
-    return load_model(path, resolve_device(device))
+def load_model(path: str | os.PathLike, device: torch.device | str = "cpu") -> LoadedModel:
+    """Load a trained model (in eval mode) from a run directory or checkpoint file onto `device`."""
+    device = torch.device(device)
+    return from_payload(load_checkpoint(path, FORMAT, device), checkpoint_file(path, FORMAT), device)

@@ -50,6 +50,10 @@ class Vocabulary:
     def __len__(self) -> int:
         return len(self.symbols)
 
+    # The special ids as the decoding protocol reads them (`decoding.protocol.OutputVocabulary`).
+    pad_id, unk_id, bos_id, eos_id = PAD, UNK, BOS, EOS
+    special_ids: frozenset[int] = frozenset(range(len(SPECIALS)))
+
     def units(self, text: str) -> list[str]:
         raise TypeError(f"{type(self).__name__} does not define units()")
 
