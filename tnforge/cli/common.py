@@ -74,9 +74,6 @@ batch_size_option = shared_option("--batch-size", type=click.IntRange(1), help="
 # The trainers' options (loop: --epochs).
 epochs_option = shared_option("--epochs", type=click.IntRange(1))
 learning_rate_option = shared_option("--learning-rate", "--lr", type=click.FloatRange(0, min_open=True))
-patience_option = shared_option("--patience", type=click.IntRange(1))
-max_minutes_option = shared_option("--max-minutes", type=click.FloatRange(0),
-                                   help="Wall-clock budget (0: none).")
 seed_option = shared_option("--seed", type=int)
 progress_option = shared_option("--progress/--no-progress", help="Progress bar on stderr.")
 #: --out/-o, the folder a command writes (each command gives its help).
