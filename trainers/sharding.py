@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 #: Rows of a unit at most: the grain of dealing data to ranks (and of resuming on another world size).
-UNIT_ROWS = 4096
+UNIT_ROWS = 512
 
 
 @dataclass(frozen=True)
@@ -84,11 +84,12 @@ class ParquetUnit:
 
 
 def parquet_units(files: Sequence[str | os.PathLike], max_copies: int = 0,
-                  unit_rows: int = UNIT_ROWS) -> list[ParquetUnit]:
-    """The units of `files` (each row group cut into slices of `unit_rows`) that hold rows to train on
-    (with `max_copies` > 0: rows whose `copy` index is below it), in file order."""
+                  unit_rows: int | None = None) -> list[ParquetUnit]:
+    """The units of `files` (each row group cut into slices of `unit_rows`, default UNIT_ROWS) that hold rows to
+    train on (with `max_copies` > 0: rows whose `copy` index is below it), in file order."""
     from tnforge.filesystems import parquet_file
 
+    unit_rows = unit_rows or UNIT_ROWS
     units, group_number = [], 0
     for path in files:
         parquet = parquet_file(path)

@@ -1,0 +1,141 @@
+"""Exact resume: a run stopped by Ctrl-C at any step boundary (mid-epoch, right after a dev evaluation, at an
+epoch's end), or killed after a checkpoint, and resumed, writes the same metrics.jsonl and bitwise the same
+weights as a run never stopped (CPU, one process)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tnforge.trainers.checkpoints import load_checkpoint  # noqa: E402
+from tnforge.trainers.runs import TrainingInterrupted  # noqa: E402
+
+TINY = {"input_embedding": 8, "output_embedding": 8, "encoder_hidden": 16, "decoder_hidden": 16, "attention": 8}
+
+
+def seq2seq_config(data: Path, out: Path):
+    from tnforge.trainers.seq2seq.model import ModelConfig
+    from tnforge.trainers.seq2seq.train import TrainConfig
+
+    return TrainConfig(data=str(data), out=str(out), device="cpu", epochs=3, batch_size=32, max_copies=1,
+                       dev_limit=64, threads=1, progress=False, eval_every=7, model=ModelConfig(**TINY))
+
+
+def train_seq2seq(data: Path, out: Path, resume: bool = False):
+    from tnforge.trainers.seq2seq.train import train
+
+    return train(seq2seq_config(data, out), resume=resume)
+
+
+def interrupt_at(monkeypatch: pytest.MonkeyPatch, step: int) -> None:
+    """Ctrl-C (a real SIGINT) during optimizer step `step`: the run stops at the boundary after it."""
+    original, calls = torch.nn.utils.clip_grad_norm_, []
+
+    def clipping(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == step:
+            signal.raise_signal(signal.SIGINT)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", clipping)
+
+
+def same_run(one: Path, two: Path, format: str = "tnforge-seq2seq") -> None:
+    assert (one / "metrics.jsonl").read_bytes() == (two / "metrics.jsonl").read_bytes()
+    a, b = load_checkpoint(one / "checkpoint.pt", format), load_checkpoint(two / "checkpoint.pt", format)
+    assert a["model"].keys() == b["model"].keys()
+    assert all(torch.equal(a["model"][name], b["model"][name]) for name in a["model"])
+    assert a["training"]["step"] == b["training"]["step"]
+
+
+@pytest.fixture(scope="module")
+def straight(bundled_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("straight") / "run"
+    train_seq2seq(bundled_build, out)
+    return out
+
+
+def epoch_ends(run: Path) -> list[int]:
+    """The steps of the dev evaluations that closed an epoch (the next one's records have a higher epoch)."""
+    records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    dev = [r for r in records if r["event"] == "dev"]
+    return [a["step"] for a, b in zip(dev, dev[1:], strict=False) if b["epoch"] > a["epoch"]]
+
+
+@pytest.mark.parametrize("where", ["mid-epoch", "after a dev evaluation", "last step of an epoch",
+                                   "first step of an epoch"])
+def test_ctrl_c_and_resume_match_a_run_never_stopped(bundled_build: Path, straight: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    end = epoch_ends(straight)[0]
+    step = {"mid-epoch": 5, "after a dev evaluation": 14, "last step of an epoch": end,
+            "first step of an epoch": end + 1}[where]
+    out = tmp_path / "run"
+    with monkeypatch.context() as patch:
+        interrupt_at(patch, step)
+        with pytest.raises(TrainingInterrupted) as stopped:
+            train_seq2seq(bundled_build, out)
+    assert stopped.value.step == step
+    train_seq2seq(bundled_build, out, resume=True)
+    same_run(straight, out)
+
+
+def test_a_run_killed_after_a_checkpoint_resumes_exactly(bundled_build: Path, straight: Path,
+                                                        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGKILL leaves checkpoint.pt of the last evaluation and a log that went on: the records written after
+    the checkpoint are dropped on resume, and the run goes on as if never stopped."""
+    from tnforge.trainers.seq2seq import train as training
+
+    out, kept = tmp_path / "run", tmp_path / "at-step-14.pt"
+    original = training.save_seq2seq
+
+    def saving(path, *args, **kwargs):
+        original(path, *args, **kwargs)
+        payload = args[4] if len(args) > 4 else kwargs.get("training")
+        if Path(path).name == "checkpoint.pt" and payload and payload["step"] == 14:
+            shutil.copy(path, kept)
+
+    monkeypatch.setattr(training, "save_seq2seq", saving)
+    train_seq2seq(bundled_build, out)  # runs to its end, like the straight run
+    monkeypatch.undo()
+    shutil.copy(kept, out / "checkpoint.pt")  # as if killed right after step 14's checkpoint
+    assert len((out / "metrics.jsonl").read_bytes()) > load_checkpoint(kept, "tnforge-seq2seq")["training"][
+        "metrics_bytes"]
+    train_seq2seq(bundled_build, out, resume=True)
+    same_run(straight, out)
+
+
+@pytest.mark.parametrize("step", [3, 8])
+def test_a_dual_encoder_resumes_exactly(bundled_build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        step: int) -> None:
+    from tnforge.trainers.dual_encoders.config import DualEncoderConfig
+    from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
+
+    def config(out: Path) -> DETrainConfig:
+        return DETrainConfig(data=str(bundled_build), out=str(out), kind="sequence", device="cpu", epochs=3,
+                             batch_size=512, progress=False, threads=1, clip=1.0,
+                             model=DualEncoderConfig(dim=16, hidden=16, input_buckets=4096, output_buckets=4096))
+
+    train_dual_encoder(config(tmp_path / "straight"))
+    with monkeypatch.context() as patch:
+        interrupt_at(patch, step)
+        with pytest.raises(TrainingInterrupted):
+            train_dual_encoder(config(tmp_path / "run"))
+    train_dual_encoder(config(tmp_path / "run"), resume=True)
+    same_run(tmp_path / "straight", tmp_path / "run", "tnforge-dual-encoder")
+
+
+def test_an_old_training_state_is_refused_in_one_line(straight: Path, tmp_path: Path, bundled_build: Path) -> None:
+    out = tmp_path / "old"
+    shutil.copytree(straight, out)
+    payload = torch.load(out / "checkpoint.pt", weights_only=False)
+    payload["training"] = {"epoch": 1, "step": 10, "batch_in_epoch": 3}  # what tnforge 0.1's loops saved
+    torch.save(payload, out / "checkpoint.pt")
+    with pytest.raises(ValueError, match="saved by an older tnforge .* best.pt still decodes. Train again with "
+                                         "--overwrite"):
+        train_seq2seq(bundled_build, out, resume=True)
