@@ -34,6 +34,7 @@ from torch import nn
 from tnforge.trainers.checkpoints import BEST, LAST, load_checkpoint
 from tnforge.trainers.devices import autocast_dtype
 from tnforge.trainers.distributed import ProcessGroup, from_environment, shut_down
+from tnforge.trainers.prefetch import prefetched
 from tnforge.trainers.runs import (
     METRICS,
     TIMING,
@@ -181,6 +182,15 @@ def _set_rng_state(state: dict[str, Any], device: torch.device) -> None:
     torch.set_rng_state(state["cpu"])
     if device.type == "cuda" and "cuda" in state:
         torch.cuda.set_rng_state(state["cuda"], device)
+
+
+def _peak_memory_mb(device: torch.device) -> float:
+    """Peak memory of this process so far: allocated on the GPU, or resident on the CPU."""
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device) / 2**20
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _file_size(path: Path) -> int:
@@ -368,7 +378,8 @@ class Engine:
                 seconds = max(time.monotonic() - timing_start, 1e-9)
                 speed = examples / seconds
                 log_metrics(run / TIMING, {"step": step, "seconds": elapsed_before + time.monotonic() - started,
-                                           "examples_per_s": speed, "units_per_s": units / seconds})
+                                           "examples_per_s": speed, "units_per_s": units / seconds,
+                                           "peak_memory_mb": _peak_memory_mb(device)})
                 bar.set_postfix(loss=f"{loss / units:.3f}", ex_s=f"{speed:.0f}")
             window = _Window(torch.zeros((), dtype=torch.float64, device=device))
             timing_start = time.monotonic()
@@ -389,40 +400,41 @@ class Engine:
                     if item is not None:
                         units_done = item[1]
                 finished = False
-                while True:
-                    item = next(stream, None)
-                    out_of_time = time.monotonic() - started >= budget
-                    units = 0.0 if item is None or not group.distributed else task.loss_units(item[0])
-                    counts = group.sum_counts([item is not None, stop.requested, out_of_time, units], device)
-                    if counts[1]:
-                        raise _Stop
-                    if not counts[0]:
-                        finished = True
-                        break
-                    if counts[2]:
-                        stopped = "time limit"
-                        if evaluated_at != step:
-                            evaluate(epoch)
-                        break
-                    if item is not None:
-                        batch, weight = item[0], 1.0
-                        spare = batch
-                    else:
-                        if spare is None:  # this rank's part of a re-dealt epoch is empty
-                            spare = next(task.batches([0], [config.seed], local_batch))[0]
-                        batch, weight = spare, 0.0
-                    self._step(wrapped, model, batch, weight, counts[3] if group.distributed else None,
-                               optimizers, scaler, amp, window)
-                    step += 1
-                    steps_in_plan += 1
-                    if item is not None:
-                        units_done = item[1]
-                    bar.update(1)
-                    if step % LOG_EVERY == 0:
-                        log_window()
-                    if config.eval_every and step % config.eval_every == 0 and evaluate(epoch):
-                        stopped = "early stopping"
-                        break
+                with prefetched(stream) as items:
+                    while True:
+                        item = next(items, None)
+                        out_of_time = time.monotonic() - started >= budget
+                        units = 0.0 if item is None or not group.distributed else task.loss_units(item[0])
+                        counts = group.sum_counts([item is not None, stop.requested, out_of_time, units], device)
+                        if counts[1]:
+                            raise _Stop
+                        if not counts[0]:
+                            finished = True
+                            break
+                        if counts[2]:
+                            stopped = "time limit"
+                            if evaluated_at != step:
+                                evaluate(epoch)
+                            break
+                        if item is not None:
+                            batch, weight = item[0], 1.0
+                            spare = batch
+                        else:
+                            if spare is None:  # this rank's part of a re-dealt epoch is empty
+                                spare = next(task.batches([0], [config.seed], local_batch))[0]
+                            batch, weight = spare, 0.0
+                        self._step(wrapped, model, batch, weight, counts[3] if group.distributed else None,
+                                   optimizers, scaler, amp, window)
+                        step += 1
+                        steps_in_plan += 1
+                        if item is not None:
+                            units_done = item[1]
+                        bar.update(1)
+                        if step % LOG_EVERY == 0:
+                            log_window()
+                        if config.eval_every and step % config.eval_every == 0 and evaluate(epoch):
+                            stopped = "early stopping"
+                            break
                 if not finished:
                     break
                 epoch += 1
