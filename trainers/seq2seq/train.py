@@ -42,8 +42,9 @@ from tnforge.trainers.seq2seq.vocab import (
 from tnforge.trainers.sharding import parquet_units, pooled, read_unit
 
 PLOT = "training.png"
-#: The batch of each rank when `--batch-size 0` picks one: on the CPU, on a GPU.
-CPU_BATCH, GPU_BATCH = 64, 512
+#: `--batch-size 0`: each rank's batch on the CPU; on a GPU, the most (a kernel-launch-bound LSTM needs wide
+#: batches) unless the data is small: at least STEPS_PER_EPOCH steps an epoch.
+CPU_BATCH, GPU_BATCH, STEPS_PER_EPOCH = 64, 2048, 200
 
 
 @dataclass
@@ -51,7 +52,8 @@ class TrainConfig(EngineConfig):
     """Every training option of the seq2seq (the CLI and TOML config files map onto these names)."""
 
     batch_size: int = option(0, "Examples per optimizer step over all ranks (the global batch); 0: "
-                                f"{CPU_BATCH} on the CPU, {GPU_BATCH} per GPU.", min=0)
+                                f"{CPU_BATCH} on the CPU; on a GPU up to {GPU_BATCH} per GPU, smaller where "
+                                f"that would leave fewer than {STEPS_PER_EPOCH} steps an epoch.", min=0)
     size: str = option("auto", "Network size: small (CPU-sized), large (GPU-sized), or auto: large on a GPU "
                                "unless a network option is given.", choices=("auto", "small", "large"))
     input_units: str = option("char", "Input units.", choices=("char", "sentencepiece"))
@@ -157,7 +159,9 @@ class Seq2SeqTask(TrainingTask):
         elif config.size == "auto":
             config.size = "small"
         if not config.batch_size:
-            config.batch_size = (GPU_BATCH if on_gpu else CPU_BATCH) * group.world
+            rows = sum(unit.rows for unit in self.units)
+            wide = min(GPU_BATCH, max(CPU_BATCH, rows // (STEPS_PER_EPOCH * group.world) // 64 * 64))
+            config.batch_size = (wide if on_gpu else CPU_BATCH) * group.world
 
     def build_model(self) -> nn.Module:
         return Seq2Seq(self.config.model, len(self.input_vocab), len(self.output_vocab))
