@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-import signal
 import sys
-import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -32,7 +30,7 @@ import torch
 from torch import nn
 
 from tnforge.trainers.checkpoints import BEST, LAST, load_checkpoint
-from tnforge.trainers.devices import autocast_dtype
+from tnforge.trainers.devices import autocast_dtype, peak_memory_mb, rng_state, set_rng_state
 from tnforge.trainers.distributed import ProcessGroup, from_environment, shut_down
 from tnforge.trainers.prefetch import prefetched
 from tnforge.trainers.runs import (
@@ -40,11 +38,14 @@ from tnforge.trainers.runs import (
     TIMING,
     TrainingInterrupted,
     TrainResult,
+    file_size,
     log_metrics,
     prepare_run_directory,
     resume_command,
+    truncate,
 )
 from tnforge.trainers.sharding import EpochPlan, epoch_plan, stream_seed
+from tnforge.trainers.stop_requests import StopRequest
 
 #: Version of the engine's training state in checkpoints (older states cannot be resumed).
 STATE_VERSION = 2
@@ -145,65 +146,6 @@ class _Stop(Exception):
     """Every rank saw a stop request at the same step boundary: save and stop."""
 
 
-class _StopRequest:
-    """Ctrl-C (SIGINT) or SIGTERM asks the loop to stop at the next step boundary; a second one aborts."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self._previous: dict[int, Any] = {}
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-
-    @contextlib.contextmanager
-    def installed(self) -> Iterator[_StopRequest]:
-        if threading.current_thread() is not threading.main_thread():
-            yield self
-            return
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self._previous[sig] = signal.signal(sig, self._handle)
-        try:
-            yield self
-        finally:
-            for sig, handler in self._previous.items():
-                signal.signal(sig, handler)
-
-
-def _rng_state(device: torch.device) -> dict[str, Any]:
-    state: dict[str, Any] = {"cpu": torch.get_rng_state()}
-    if device.type == "cuda":
-        state["cuda"] = torch.cuda.get_rng_state(device)
-    return state
-
-
-def _set_rng_state(state: dict[str, Any], device: torch.device) -> None:
-    torch.set_rng_state(state["cpu"])
-    if device.type == "cuda" and "cuda" in state:
-        torch.cuda.set_rng_state(state["cuda"], device)
-
-
-def _peak_memory_mb(device: torch.device) -> float:
-    """Peak memory of this process so far: allocated on the GPU, or resident on the CPU."""
-    if device.type == "cuda":
-        return torch.cuda.max_memory_allocated(device) / 2**20
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _file_size(path: Path) -> int:
-    return path.stat().st_size if path.exists() else 0
-
-
-def _truncate(path: Path, size: int) -> None:
-    """Cut a log back to `size` bytes: the records written after the checkpoint being resumed go."""
-    if path.exists() and path.stat().st_size > size:
-        with open(path, "r+b") as handle:
-            handle.truncate(size)
-
-
 class Engine:
     """One training run of a task (construct, then `fit`)."""
 
@@ -243,12 +185,12 @@ class Engine:
         """Train to the end (epochs, early stopping or the time budget); Ctrl-C raises TrainingInterrupted
         after saving a resumable checkpoint."""
         try:
-            with _StopRequest().installed() as stop:
+            with StopRequest().installed() as stop:
                 return self._fit(stop)
         finally:
             shut_down()
 
-    def _fit(self, stop: _StopRequest) -> TrainResult:  # noqa: C901 - the loop, read top to bottom
+    def _fit(self, stop: StopRequest) -> TrainResult:  # noqa: C901 - the loop, read top to bottom
         task, config, group, device, run = self.task, self.task.config, self.group, self.device, self.run
         model = task.build_model().to(device)
         if group.distributed:
@@ -288,7 +230,7 @@ class Engine:
             plan = EpochPlan.from_dict(state["plan"]) if state["plan"] else None
             same_world = state["world"] == group.world
             if same_world:
-                _set_rng_state(state["rng"][group.rank], device)
+                set_rng_state(state["rng"][group.rank], device)
             else:
                 torch.manual_seed(config.seed * 1_000_003 + step * 7919 + group.rank)
                 if plan is not None and steps_in_plan:
@@ -299,8 +241,8 @@ class Engine:
                               file=sys.stderr)
                     steps_in_plan, generation = 0, generation + 1
             if group.main:
-                _truncate(run / METRICS, state["metrics_bytes"])
-                _truncate(run / TIMING, state["timing_bytes"])
+                truncate(run / METRICS, state["metrics_bytes"])
+                truncate(run / TIMING, state["timing_bytes"])
         elif group.main:
             for name in (METRICS, TIMING):
                 (run / name).unlink(missing_ok=True)
@@ -313,7 +255,7 @@ class Engine:
         timing_start = time.monotonic()
 
         def training_state() -> dict[str, Any]:
-            rngs = group.gather(_rng_state(device))
+            rngs = group.gather(rng_state(device))
             done = group.gather(units_done)
             return {"engine": STATE_VERSION, "step": step, "epoch": epoch, "steps_in_plan": steps_in_plan,
                     "plan": plan.to_dict() if plan else None, "units_done": done, "generation": generation,
@@ -324,7 +266,7 @@ class Engine:
                     "schedulers": [s.state_dict() for s in schedulers],
                     "scaler": scaler.state_dict() if scaler.is_enabled() else {},
                     "world": group.world, "global_batch": config.batch_size,
-                    "metrics_bytes": _file_size(run / METRICS), "timing_bytes": _file_size(run / TIMING)}
+                    "metrics_bytes": file_size(run / METRICS), "timing_bytes": file_size(run / TIMING)}
 
         def save_last() -> None:
             state = training_state()  # every rank takes part (RNG states are gathered)
@@ -362,8 +304,8 @@ class Engine:
                 log_metrics(run / METRICS, {"event": "dev", "step": step, "epoch": at_epoch, **record,
                                             "lr": optimizers[0].param_groups[0]["lr"], "best": improved})
                 if config.progress and metrics:
-                    bar.write(f"dev  step {step:>7}  epoch {at_epoch:>3}  {task.dev_line(metrics)}"
-                              f"{'  (best)' if improved else ''}", file=sys.stderr)
+                    bar.write(f"dev step {step} (epoch {at_epoch}): {task.dev_line(metrics)}"
+                              f"{' (best)' if improved else ''}", file=sys.stderr)
             save_last()
             if improved and group.main:
                 task.save(run / BEST, model, None, {"dev": best})
@@ -379,7 +321,7 @@ class Engine:
                 speed = examples / seconds
                 log_metrics(run / TIMING, {"step": step, "seconds": elapsed_before + time.monotonic() - started,
                                            "examples_per_s": speed, "units_per_s": units / seconds,
-                                           "peak_memory_mb": _peak_memory_mb(device)})
+                                           "peak_memory_mb": peak_memory_mb(device)})
                 bar.set_postfix(loss=f"{loss / units:.3f}", ex_s=f"{speed:.0f}")
             window = _Window(torch.zeros((), dtype=torch.float64, device=device))
             timing_start = time.monotonic()

@@ -90,3 +90,15 @@ def prepare_run_directory(out: str | os.PathLike, resume: bool, overwrite: bool,
         for name in files:
             (run / name).unlink(missing_ok=True)
     return run
+
+
+def file_size(path: Path) -> int:
+    """The size of a log in bytes (0 when absent)."""
+    return path.stat().st_size if path.exists() else 0
+
+
+def truncate(path: Path, size: int) -> None:
+    """Cut a log back to `size` bytes: the records written after the checkpoint being resumed go."""
+    if path.exists() and path.stat().st_size > size:
+        with open(path, "r+b") as handle:
+            handle.truncate(size)

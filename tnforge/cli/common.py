@@ -90,6 +90,11 @@ def command(name: str | None = None, **settings: Any) -> Decorator:
     def decorate(function: Any) -> Any:
         @functools.wraps(function)
         def run(*args: Any, **kwargs: Any) -> Any:
+            if not main_rank():  # torchrun's other ranks: rank 0 says it once
+                try:
+                    return function(*args, **kwargs)
+                except (Exception, KeyboardInterrupt) as error:
+                    raise SystemExit(130 if isinstance(error, KeyboardInterrupt) else 1) from None
             with click_errors():
                 return function(*args, **kwargs)
 
