@@ -150,7 +150,7 @@ class Engine:
     """One training run of a task (construct, then `fit`)."""
 
     def __init__(self, task: TrainingTask, resume: bool = False, overwrite: bool = False) -> None:
-        self.task, self.resume = task, resume
+        self.task, self.resume, self._stepped = task, resume, False
         config = task.config
         self.group = from_environment(config.device)
         group = self.group
@@ -203,8 +203,8 @@ class Engine:
         has_dev = None  # known after the first evaluation
         schedulers = ([torch.optim.lr_scheduler.ReduceLROnPlateau(o, mode="min", factor=config.lr_decay, patience=1)
                        for o in optimizers] if 0 < config.lr_decay < 1 else [])
-        amp = autocast_dtype(device, config.amp)
-        scaler = torch.amp.GradScaler("cuda", enabled=amp == torch.float16)
+        self.amp = autocast_dtype(device, config.amp)
+        self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp == torch.float16)
         unit_rows = task.unit_rows()
         local_batch = config.batch_size // group.world
 
@@ -220,8 +220,9 @@ class Engine:
                 optimizer.load_state_dict(saved)
             for scheduler, saved in zip(schedulers, state["schedulers"], strict=False):
                 scheduler.load_state_dict(saved)
-            if state["scaler"] and scaler.is_enabled():
-                scaler.load_state_dict(state["scaler"])
+            if state["scaler"] and self.amp is not None:  # float16 with a scaler (perhaps after bfloat16 failed)
+                self.amp, self.scaler = torch.float16, torch.amp.GradScaler("cuda")
+                self.scaler.load_state_dict(state["scaler"])
             step, epoch, steps_in_plan = state["step"], state["epoch"], state["steps_in_plan"]
             bad_evals, best, evaluated_at = state["bad_evals"], state["best"], state["evaluated_at"]
             elapsed_before, generation = state["elapsed"], state["generation"]
@@ -264,7 +265,7 @@ class Engine:
                     "window": [float(window.loss), window.units, window.examples],
                     "optimizers": [o.state_dict() for o in optimizers],
                     "schedulers": [s.state_dict() for s in schedulers],
-                    "scaler": scaler.state_dict() if scaler.is_enabled() else {},
+                    "scaler": self.scaler.state_dict() if self.scaler.is_enabled() else {},
                     "world": group.world, "global_batch": config.batch_size,
                     "metrics_bytes": file_size(run / METRICS), "timing_bytes": file_size(run / TIMING)}
 
@@ -366,7 +367,7 @@ class Engine:
                                 spare = next(task.batches([0], [config.seed], local_batch))[0]
                             batch, weight = spare, 0.0
                         self._step(wrapped, model, batch, weight, counts[3] if group.distributed else None,
-                                   optimizers, scaler, amp, window)
+                                   optimizers, window)
                         step += 1
                         steps_in_plan += 1
                         if item is not None:
@@ -403,28 +404,36 @@ class Engine:
 
     # -- pieces ------------------------------------------------------------------------------------------------
     def _step(self, wrapped: nn.Module, model: nn.Module, batch: Any, weight: float, global_units: float | None,
-              optimizers: list[torch.optim.Optimizer], scaler: torch.amp.GradScaler, amp: torch.dtype | None,
-              window: _Window) -> None:
+              optimizers: list[torch.optim.Optimizer], window: _Window) -> None:
         """One optimizer step on the global batch: this rank's summed loss over the global loss units (times the
-        world size, which DDP's gradient averaging divides out)."""
+        world size, which DDP's gradient averaging divides out). Where a kernel of the model has no bfloat16
+        version, the first step says so and the run goes on in float16 with a gradient scaler."""
         config, device = self.task.config, self.device
-        precision = (torch.autocast(device_type=device.type, dtype=amp) if amp is not None
-                     else contextlib.nullcontext())
-        with precision:
-            loss_sum, units, examples = self.task.loss(wrapped, batch, device)
-        total = units if global_units is None else global_units
-        loss = loss_sum.float() * (weight * self.group.world / max(total, 1.0))
         for optimizer in optimizers:
             optimizer.zero_grad(set_to_none=True)
-        scaler.scale(loss).backward()
+        try:
+            with torch.autocast(device_type=device.type, dtype=self.amp) if self.amp else contextlib.nullcontext():
+                loss_sum, units, examples = self.task.loss(wrapped, batch, device)
+            total = units if global_units is None else global_units
+            loss = loss_sum.float() * (weight * self.group.world / max(total, 1.0))
+            self.scaler.scale(loss).backward()
+        except RuntimeError as error:
+            if self.amp != torch.bfloat16 or self._stepped:
+                raise
+            if self.group.main:
+                print(f"bfloat16 is not usable here ({str(error).splitlines()[0]}): training in float16 with a "
+                      "gradient scaler", file=sys.stderr)
+            self.amp, self.scaler = torch.float16, torch.amp.GradScaler("cuda")
+            return self._step(wrapped, model, batch, weight, global_units, optimizers, window)
+        self._stepped = True
         if config.clip:
             for optimizer in optimizers:
-                scaler.unscale_(optimizer)
+                self.scaler.unscale_(optimizer)
             dense = [p for p in model.parameters() if p.grad is not None and not p.grad.is_sparse]
             nn.utils.clip_grad_norm_(dense, config.clip)
         for optimizer in optimizers:
-            scaler.step(optimizer)
-        scaler.update()
+            self.scaler.step(optimizer)
+        self.scaler.update()
         if weight:
             window.loss += loss_sum.detach().double()
             window.units += units

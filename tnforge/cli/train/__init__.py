@@ -23,4 +23,7 @@ def train() -> None:
     Examples:
       tnforge train seq2seq --data out/sample --out runs/s2s
       tnforge train seq2seq --data out/sample --out runs/s2s --resume --epochs 60
+      tnforge train tagger --data out/sample --out runs/tagger
+      tnforge train seq-de --data out/sample --out runs/seq-de
+      torchrun --standalone --nproc_per_node 8 -m tnforge train seq2seq --data out/en --out runs/8gpu
     """
