@@ -16,7 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "negatives": ("tnforge.cli.negatives:negatives", "Generate negative pairs for the dual encoders."),
     "validate": ("tnforge.cli.validate:validate", "Validate a dataset directory with Great Expectations."),
     "grammar": ("tnforge.cli.grammar:grammar", "Covering grammars: readings, coverage, lexicon learning."),
-    "train": ("tnforge.cli.train:train", "Train a model: the seq2seq normalizer, the class tagger or a dual encoder."),
+    "train": ("tnforge.cli.train:train", "Train a model: seq2seq, tagger or a dual encoder."),
     "decode": ("tnforge.cli.decode:decode", "Beam-search decode a dataset and write top-k hypotheses."),
     "normalize": ("tnforge.cli.normalize:normalize", "Normalize a sentence of text with a trained model."),
     "evaluate": ("tnforge.cli.evaluate:evaluate", "Evaluate a model per semiotic class."),
