@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
@@ -92,7 +93,10 @@ def test_write_hypotheses_one_file_or_parts(tiny, tmp_path):
     again = write_hypotheses(loaded, files, tmp_path / "parts", split="dev", beam=3, top_k=2, batch_size=8,
                              rows_per_file=1_000)  # fewer parts: the earlier run's extra parts go
     assert sorted(p.name for p in (tmp_path / "parts").iterdir()) == ["part-00000.parquet"] and again.files == 1
-    assert pq.read_table(tmp_path / "parts").equals(pq.read_table(tmp_path / "one.parquet"))
+    parted, whole = pq.read_table(tmp_path / "parts"), pq.read_table(tmp_path / "one.parquet")
+    assert parted.drop(["score"]).equals(whole.drop(["score"]))
+    # Batches of 8 and of 256 round the model's arithmetic apart in the last bits of a score, no more.
+    assert np.allclose(parted["score"].to_numpy(), whole["score"].to_numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_write_hypotheses_writes_nothing_for_nothing(tiny, tmp_path):
