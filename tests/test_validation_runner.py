@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from tnforge import datasets, schemas
@@ -51,10 +52,27 @@ def test_hypotheses_without_a_manifest(tmp_path: Path) -> None:
     assert check[1].description == "score is a log-probability (≤ 0)" and "0.4" in check[1].observed
 
 
-def test_empty_directory_is_noted(tmp_path: Path) -> None:
-    report = run(tmp_path)
-    assert report.success and report.results == {}
-    assert report.notes[0] == "no dataset found (no Parquet files in the tnforge layout)"
+def test_a_folder_that_is_no_dataset_fails_and_writes_nothing(tmp_path: Path) -> None:
+    """An empty folder, one with a stray Parquet file, or a docs folder: one error, no 'passed', no files."""
+    (tmp_path / "stray").mkdir()
+    pq.write_table(pa.table({"x": [1]}), tmp_path / "stray" / "one.parquet")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("# a guide\n")
+    for folder in (tmp_path / "empty", tmp_path / "stray", tmp_path / "docs"):
+        folder.mkdir(exist_ok=True)
+        before = sorted(p.name for p in folder.rglob("*"))
+        with pytest.raises(ValueError, match="not a dataset directory .*: nothing to validate"):
+            run(folder)
+        assert sorted(p.name for p in folder.rglob("*")) == before
+
+
+def test_only_datasets_that_are_absent_fail(tmp_path: Path) -> None:
+    rows = {"key": [1], "class": ["CARDINAL"], "before": ["1"], "input": ["<norm> 1 </norm>"], "gold": ["one"],
+            "rank": [0], "hypothesis": ["one"], "score": [-0.1]}
+    datasets.write_sharded(pa.table(rows), tmp_path / "hypotheses", schemas.HYPOTHESES)
+    with pytest.raises(ValueError, match=r"holds none of the datasets asked for \(examples\); present: hypotheses"):
+        run(tmp_path, ["examples"])
+    assert not (tmp_path / "validation").exists()
 
 
 def test_unknown_dataset_and_missing_directory_are_refused(tmp_path: Path) -> None:

@@ -136,6 +136,12 @@ def _validate(root: str, docs_dir: str | os.PathLike | None, only: Iterable[str]
     present = present_datasets(root)
     checked = [n for n in present if chosen is None or n in chosen]
     wanted = checked + (["manifest"] if manifest is not None and (chosen is None or "manifest" in chosen) else [])
+    if not present and manifest is None:  # nothing here to check: never a "passed", never a write
+        raise ValueError(f"{root}: not a dataset directory (no manifest.json and no datasets in the tnforge "
+                         "layout): nothing to validate")
+    if not wanted:
+        raise ValueError(f"{root}: holds none of the datasets asked for ({', '.join(sorted(chosen or ()))}); "
+                         f"present: {', '.join([*present, *(['manifest'] if manifest is not None else [])])}")
     results_dir = join(root, RESULTS_DIR) if is_remote(root) else Path(root) / RESULTS_DIR
     report = ValidationReport(root=root if is_remote(root) else Path(root), results_dir=results_dir)
     if not present:
