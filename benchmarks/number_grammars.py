@@ -52,7 +52,7 @@ def main() -> None:
                 rate = len(test) / (time.perf_counter() - started)
                 rows.append(f"| {lang} | {lm_name} | {exact / 10:.1f}% | {read / 10:.1f}% | "
                             f"{grammar.manifest['compile_seconds']:.2f} s | {rate:,.0f} |")
-    text = [f"# Induced number grammars (`benchmarks/number_grammars.py`)", "",
+    text = ["# Induced number grammars (`benchmarks/number_grammars.py`)", "",
             f"{datetime.date.today()}, {platform.node()}, {platform.processor() or platform.machine()}, "
             f"{os.cpu_count()} CPUs (shared; load average {os.getloadavg()[0]:.1f}); num2words 0.5.14 as the reference; "
             "1,000 test numbers below 10^9 drawn by Appendix A (seed 28), none a training example.", "",
