@@ -10,12 +10,8 @@ import click
 from tnforge.cli import common
 from tnforge.config import config_option
 from tnforge.gold_pairs import read_gold_pairs
+from tnforge.grammars.induction import batch
 from tnforge.schemas.classes import NAMES as _CLASSES
-
-
-def _gold_pairs(source: str, classes: tuple[str, ...] = ()) -> list[tuple[str, str, str, int]]:
-    with common.click_errors():  # no dataset, no corpus file: one line
-        return read_gold_pairs(source, classes)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -59,6 +55,7 @@ def readings(token: str, cls: str | None, limit: int, check: str | None) -> None
 @click.argument("source", metavar="DIR")
 @click.option("--misses", type=click.IntRange(min=0), default=10, show_default=True, help="Misses listed per class.")
 @click.option("--class", "classes", multiple=True, type=click.Choice(_CLASSES), help="Only these classes (repeatable).")
+@common.click_errors()  # no dataset, no corpus file: one line
 def coverage(source: str, misses: int, classes: tuple[str, ...]) -> None:
     """Per class: share of gold readings the grammar licenses, mean readings per token, and the misses.
 
@@ -70,7 +67,7 @@ def coverage(source: str, misses: int, classes: tuple[str, ...]) -> None:
     from tnforge.grammars.coverage import coverage_summary, coverage_table, measure_coverage
 
     started = time.perf_counter()
-    pairs = _gold_pairs(source, classes)
+    pairs = read_gold_pairs(source, classes)
     click.echo(f"checking {len(pairs):,} distinct pairs …", err=True)
     result = measure_coverage(pairs, get_grammar())
     click.echo("\n".join(coverage_table(result, misses)))
@@ -84,6 +81,7 @@ def coverage(source: str, misses: int, classes: tuple[str, ...]) -> None:
 @click.option("--min-count", type=click.IntRange(min=1), default=1, show_default=True, help="Drop rarer candidates.")
 @click.option("--all/--uncovered", "include_all", default=False, show_default=True,
               help="Write every candidate, or only those the tables do not cover yet.")
+@common.click_errors()
 def learn_lexicon(source: str, out: str, min_count: int, include_all: bool) -> None:
     """Derive candidate unit and currency entries from the MEASURE and MONEY pairs of DIR, for review.
 
@@ -96,7 +94,40 @@ def learn_lexicon(source: str, out: str, min_count: int, include_all: bool) -> N
     from tnforge.grammars import get_grammar
     from tnforge.grammars.lexicon import review_file
 
-    tsv, written = review_file(get_grammar(), _gold_pairs(source), min_count, include_all)
+    tsv, written = review_file(get_grammar(), read_gold_pairs(source, ()), min_count, include_all)
     with write_atomically(out) as handle:
         handle.write(tsv.encode("utf-8"))
     click.echo(f"wrote {written:,} candidate entries to {out}", err=True)
+
+
+
+_ITEMS = common.option_group(click.argument("directory", metavar="GRAMMAR_DIR"), click.argument("items", nargs=-1), click.option(
+    "--file", "files", multiple=True, type=click.Path(dir_okay=False), help="Also items from a file, one a line."))
+
+
+@grammar.command()
+@click.option("--examples", required=True, type=click.Path(dir_okay=False), help="NUMBER<TAB>VERBALIZATION pairs.")
+@click.option("--lang", required=True, help="Language code, recorded in the grammar.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="The grammar directory to write.")
+@click.option("--allomorph-text", default=None, type=click.Path(dir_okay=False), help="Number names, one a line, for the allomorph model.")
+@common.click_errors()
+def induce(examples: str, lang: str, out: str, allomorph_text: str | None) -> None:
+    """Learn a number grammar from ~300 examples (Gorman & Sproat 2016): rules.tsv, grammar.far, manifest."""
+    click.echo("\n".join(batch.induce_directory(examples, lang, out, allomorph_text)), err=True)
+
+
+@grammar.command()
+@_ITEMS
+@click.option("--all", "every", is_flag=True, help="Every licensed reading (tab-separated), the best first.")
+@common.click_errors()
+def verbalize(directory: str, items: tuple[str, ...], files: tuple[str, ...], every: bool) -> None:
+    """Say numbers with an induced grammar, one a line (exit 1 if any is refused)."""
+    sys.exit(1 if batch.run(directory, "all" if every else "best", items, files, click.echo) else 0)
+
+
+@grammar.command()
+@_ITEMS
+@common.click_errors()
+def read(directory: str, items: tuple[str, ...], files: tuple[str, ...]) -> None:
+    """Read number names back to digits with an induced grammar (exit 1 if any is refused)."""
+    sys.exit(1 if batch.run(directory, "read", items, files, click.echo) else 0)
