@@ -1,16 +1,14 @@
 """The grammars on more real Kestrel data they were not written from (tests/data/kestrel_external_en.tsv,
-kestrel_fresh_en.tsv, kestrel_round4_en.tsv, kestrel_round6_en.tsv, kestrel_round7_en.tsv, kestrel_units_en.tsv,
-kestrel_indicative_en.tsv):
+kestrel_fresh_en.tsv, kestrel_round4_en.tsv, kestrel_round7_en.tsv; sources and licences in tests/data/README.md):
 coverage per class and part of the split, and rejection of corruptions.
 
-The floors are the figures reached (docs/grammars.md): the lexicon's studied half and held-out parts A and B were
-all studied (B in round 3, after it was measured), and so was the indicative file; no token of
-kestrel_fresh_en.tsv, kestrel_round4_en.tsv (rounds 4-5) or kestrel_round6_en.tsv (round 6) was missed, so none of
-their halves was studied. A grammar change that licenses fewer real readings fails here."""
+The floors are the figures reached (docs/grammars.md): no token of kestrel_fresh_en.tsv or kestrel_round4_en.tsv
+(rounds 4-5) was missed, so none of their halves was studied. A grammar change that licenses fewer real readings fails
+here."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 
 import pytest
 
@@ -20,29 +18,15 @@ from kestrel_external import (  # noqa: E402
     ROUND7,
     external_pairs,
     fresh_pairs,
-    indicative_pairs,
-    kept_unit_rows,
     round4_batches,
     round4_pairs,
-    round6_pairs,
     round7_pairs,
     split_of,
-    unit_candidates,
-    unit_part,
-    unit_row_rule,
-    unit_rows,
 )
 
 from tnforge.grammars.corruptions import corruptions  # noqa: E402
 from tnforge.grammars.coverage import NUMBER_CLASSES, measure_coverage  # noqa: E402
 from tnforge.grammars.grammar import Grammar  # noqa: E402
-
-#: (part, class) → the share of the unit lexicon's rows licensed when these figures were recorded.
-UNIT_FLOORS = {
-    ("studied", "MEASURE"): 378 / 379, ("studied", "MONEY"): 432 / 433,
-    ("held-out A", "MEASURE"): 170 / 171, ("held-out A", "MONEY"): 196 / 197,
-    ("held-out B", "MEASURE"): 162 / 164, ("held-out B", "MONEY"): 248 / 250,
-}
 
 
 @pytest.fixture(scope="module")
@@ -51,39 +35,11 @@ def g(tmp_path_factory) -> Grammar:
 
 
 def test_the_split_is_stable_and_about_half() -> None:
-    rows = kept_unit_rows()
+    rows = [p[:3] for p in external_pairs() + fresh_pairs() + round4_pairs() + round7_pairs()]
     parts = Counter(split_of(*r) for r in rows)
     assert parts == Counter(split_of(*r) for r in reversed(rows))
     assert 0.4 < parts["studied"] / len(rows) < 0.6
     assert {split_of(*p[:3]) for p in external_pairs()} == {"studied", "held-out"}
-
-
-def test_the_fixed_filter_drops_source_artifacts_only() -> None:
-    assert unit_row_rule("MEASURE", "in", "and a half inches") == "number fragment left in the reading"
-    assert unit_row_rule("MONEY", "Rs crore", "twocrore rupees") == "number fragment left in the reading"
-    assert unit_row_rule("MEASURE", "L", "micro liters") == "micro reading without a micro sign (lost by the source)"
-    assert unit_row_rule("MONEY", "€", "million euros") == "scale of the reading does not match the symbol"
-    assert unit_row_rule("MONEY", "AU$", "dollars and cents") == "minor unit (the amount had cents)"
-    for row in [("MEASURE", "km/h", "kilometers per hour"), ("MONEY", "$ million", "million dollars"),
-                ("MONEY", "USDm", "million united states dollars"), ("MONEY", "Rs  crore", "crore rupees")]:
-        assert unit_row_rule(*row) is None, row
-    assert len(kept_unit_rows()) >= 0.85 * len(unit_rows()) >= 1500
-
-
-def test_unit_and_currency_readings_of_real_data_are_licensed(g: Grammar) -> None:
-    assert unit_candidates("MONEY", "$ million", "million dollars")[0] == ("2$ million", "two million dollars", "MONEY")
-    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    misses = defaultdict(list)
-    for row in kept_unit_rows():
-        key = (unit_part(row), row[0])
-        licensed = any(g.licenses_batch(unit_candidates(*row)))
-        counts[key][0] += licensed
-        counts[key][1] += 1
-        if not licensed:
-            misses[key].append(row)
-    assert set(counts) == set(UNIT_FLOORS)
-    for key, (licensed, total) in counts.items():
-        assert total >= 150 and licensed / total >= UNIT_FLOORS[key] - 1e-9, (key, licensed, total, misses[key])
 
 
 def _every_class_covered(pairs_of, g: Grammar, least: int) -> None:
@@ -117,30 +73,9 @@ def test_number_tokens_of_rounds_four_and_five_are_licensed(g: Grammar) -> None:
     assert not {row[0] for batch in batches[:2] for row in batch} & routine
     assert {row[0] for row in batches[2]} >= routine | {"DECIMAL", "DIGIT", "MEASURE", "MONEY", "TELEPHONE"}
     written = {(cls, before) for cls, before, _ in rows}
-    others = {(cls, before) for cls, before, *_ in external_pairs() + fresh_pairs() + indicative_pairs()}
+    others = {(cls, before) for cls, before, *_ in external_pairs() + fresh_pairs()}
     assert len(written) == len(rows) and not written & others  # no (class, written form) twice
     _every_class_covered(round4_pairs, g, 120)
-
-
-def test_rare_class_tokens_of_other_wikipedia_text_are_licensed(g: Grammar) -> None:
-    """kestrel_round6_en.tsv: rare-class rows of en_train (Kestrel on other Wikipedia text than the test file), fixed
-    and split before they were measured; none was missed with main's grammars, so neither half was studied."""
-    pairs = round6_pairs()
-    assert len(pairs) == 391 and all(n == 1 for *_, n in pairs)
-    classes = Counter(cls for cls, *_ in pairs)
-    assert classes["MEASURE"] >= 140 and classes["DECIMAL"] >= 90 and classes["MONEY"] >= 55
-    assert classes["TELEPHONE"] >= 45 and classes["DIGIT"] >= 25 and classes["TIME"] >= 19
-    written = {(cls, before) for cls, before, *_ in pairs}
-    others = {(cls, before) for cls, before, *_ in external_pairs() + fresh_pairs() + indicative_pairs() + round4_pairs()}
-    assert len(written) == len(pairs) and not written & others
-    assert Counter(split_of(*p[:3]) for p in pairs)["held-out"] >= 150
-    _every_class_covered(round6_pairs, g, 150)
-
-
-def test_round_six_holds_no_written_form_of_the_shared_sample(shared_tsv) -> None:
-    lines = shared_tsv.read_text(encoding="utf-8").splitlines()
-    sample = {line.split("\t")[1] for line in lines if line.count("\t") == 2}
-    assert not {before for _, before, *_ in round6_pairs()} & sample
 
 
 #: Round 7's rows left unlicensed after its widening (docs/grammars.md): a misspelt source reading ("fourty"; the
@@ -151,15 +86,14 @@ ROUND7_MISSES = {("DECIMAL", "3.66E-49"), ("MEASURE", "7.62 mm M"), ("TELEPHONE"
 
 
 def test_docstring_examples_of_two_normalizers_are_licensed(g: Grammar) -> None:
-    """kestrel_round7_en.tsv: en_train gold readings two normalizers' docstrings give (indicative), fixed and split
-    before they were measured (main's grammars: 80/90, held-out halves 20/24 and 22/22); after round 7's widening
-    only the four rows above stay unlicensed."""
+    """kestrel_round7_en.tsv: en_train gold readings a normalizer's docstrings give (indicative), fixed and split
+    before they were measured (main's grammars: 41/51, held-out half 20/24); after round 7's widening only the four
+    rows above stay unlicensed."""
     batches = round4_batches(ROUND7)
-    assert [len(batch) for batch in batches] == [0, 51, 39] and len(round7_pairs()) == 90
+    assert [len(batch) for batch in batches] == [0, 51] and len(round7_pairs()) == 51
     rows = [row for batch in batches for row in batch]
     written = {(cls, before) for cls, before, _ in rows}
-    others = {(cls, before) for cls, before, *_ in external_pairs() + fresh_pairs() + indicative_pairs()
-              + round4_pairs() + round6_pairs()}
+    others = {(cls, before) for cls, before, *_ in external_pairs() + fresh_pairs() + round4_pairs()}
     assert len(written) == len(rows) and not written & others
     assert all({split_of(*row) for row in batch} == {"studied", "held-out"} for batch in batches[1:])
     missed = {(cls, before) for cls, before, after in rows if not g.licenses(before, after, cls)}
@@ -172,17 +106,9 @@ def test_round_seven_holds_no_written_form_of_the_shared_sample(shared_tsv) -> N
     assert not {before for _, before, *_ in round7_pairs()} & sample
 
 
-def test_rare_class_readings_of_a_second_source_are_licensed(g: Grammar) -> None:
-    """TIME, TELEPHONE, FRACTION, MONEY, MEASURE readings from a competitor's self-tests (indicative: provenance
-    unverified; measured at 92-100% per class before the round's last widening, 100% after, docs/grammars.md)."""
-    result = measure_coverage(indicative_pairs(), g)
-    assert set(result) == {"TIME", "TELEPHONE", "FRACTION", "MONEY", "MEASURE"}
-    for cls, stats in result.items():
-        assert stats.total >= 15 and stats.share == 1.0, (cls, stats.misses)
-
-
 def test_round_two_conventions(g: Grammar) -> None:
-    """The conventions widened from the lexicon's part B (docs/grammars.md), and what stays rejected."""
+    """The conventions widened in round 3 (docs/grammars.md), and what stays rejected. The unit lexicon they were
+    first seen in was dropped from the project (no licence, tests/data/README.md); these tokens pin the grammars."""
     for token, spoken, cls in [("2 kDa", "two kilodaltons", "MEASURE"), ("2 sq/km", "two square per kilometer",
                                "MEASURE"), ("5 megatons/year", "five mega tons per year", "MEASURE"),
                                ("2TWST", "two trillion samoan talas", "MONEY"), ("3M$US", "three million dollars",
@@ -196,11 +122,7 @@ def test_round_two_conventions(g: Grammar) -> None:
 
 
 def test_corruptions_of_real_readings_are_rejected(g: Grammar) -> None:
-    gold = [(c, b, a) for c, b, a, _ in external_pairs() + fresh_pairs() + indicative_pairs() + round4_pairs()
-            + round6_pairs() + round7_pairs()]
-    for row in kept_unit_rows()[::2]:
-        found = [(cls, token, spoken) for token, spoken, cls in unit_candidates(*row) if g.licenses(token, spoken, cls)]
-        gold += found[:1]
+    gold = [(c, b, a) for c, b, a, _ in external_pairs() + fresh_pairs() + round4_pairs() + round7_pairs()]
     bad = [(before, wrong, cls) for cls, before, after in gold for _kind, wrong in corruptions(g, after)]
     accepted = [item for item, ok in zip(bad, g.licenses_batch(bad), strict=True) if ok]
     assert len(bad) > 5000 and len(accepted) / len(bad) <= 0.001, accepted[:10]
