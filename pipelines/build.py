@@ -213,6 +213,7 @@ def _save_state(_, path: str, stats: dict, plan: SamplingPlan, counts: dict, wri
         "plan": {
             "trivial_keep_rate": plan.keep_rate,
             "trivial_fraction": plan.trivial_fraction,
+            "trivial_target": plan.trivial_target,
             "trivial_tokens": plan.trivial_tokens,
             "trivial_kept": plan.trivial_kept,
             "nontrivial_examples": plan.nontrivial_examples,

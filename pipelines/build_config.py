@@ -30,6 +30,7 @@ class BuildConfig:
     split_ratios: tuple[float, float, float] = _SPLIT.ratios
     window: int = DEFAULT_WIDTH
     trivial_fraction: float = _SAMPLING.trivial_fraction
+    trivial_min_count: int = _SAMPLING.trivial_min_count
     measure_min_count: int = _SAMPLING.measure_min_count
     cardinal_min_value: int = _SAMPLING.cardinal_min_value
     cardinal_target: int = _SAMPLING.cardinal_target
@@ -45,6 +46,7 @@ class BuildConfig:
     def sampling(self) -> SamplingOptions:
         return SamplingOptions(
             trivial_fraction=self.trivial_fraction,
+            trivial_min_count=self.trivial_min_count,
             measure_min_count=self.measure_min_count,
             cardinal_min_value=self.cardinal_min_value,
             cardinal_target=self.cardinal_target,

@@ -69,6 +69,7 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
         "sampling": {
             "trivial_keep_rate": plan["trivial_keep_rate"],
             "trivial_fraction": plan["trivial_fraction"],
+            "trivial_target": plan.get("trivial_target", config.trivial_fraction),
             "trivial_tokens": plan["trivial_tokens"],
             "trivial_kept": plan["trivial_kept"],
             "measure_units": measure_units,
@@ -109,7 +110,7 @@ def summary_table(manifest: dict) -> str:
     lines.append(
         f"train: trivial tokens kept {sampling['trivial_kept']:,} of {sampling['trivial_tokens']:,} "
         f"(rate {sampling['trivial_keep_rate']:.4f}) → trivial share of train examples "
-        f"{sampling['trivial_fraction']:.2%} (target {manifest['config']['trivial_fraction']:.2%})"
+        f"{sampling['trivial_fraction']:.2%} ({trivial_target_text(manifest)})"
     )
     budget = sampling.get("copy_budget") or {}
     if budget:
@@ -130,6 +131,19 @@ def summary_table(manifest: dict) -> str:
     if manifest["rejects_by_reason"]:
         lines.append(rejects_line(manifest))
     return "\n".join(lines)
+
+
+def trivial_target_text(manifest: dict) -> str:
+    """"target 10.00%", or how `--trivial-min-count` raised it (or kept every trivial token)."""
+    config, sampling = manifest["config"], manifest["sampling"]
+    fraction, target = config["trivial_fraction"], sampling.get("trivial_target", config["trivial_fraction"])
+    text = f"target {fraction:.2%}"
+    least = config.get("trivial_min_count", 0)
+    if target > fraction and sampling["trivial_kept"] < least:
+        text += f"; all kept: fewer than --trivial-min-count {least:,}"
+    elif target > fraction:
+        text += f", raised to {target:.2%} to keep --trivial-min-count {least:,}"
+    return text
 
 
 def copies_line(budget: dict, copies: int, train_examples: int) -> str:

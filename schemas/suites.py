@@ -52,7 +52,7 @@ class SuiteParams:
     """What the suites need to know about a build, read from its manifest (see `params_from_manifest`)."""
 
     split: str = "hash"  # "hash" | "standard" | "none"
-    trivial_fraction: float | None = None  # configured share of trivial train examples
+    trivial_fraction: float | None = None  # share of trivial train examples aimed at (the fraction, or more)
     trivial_sampled: bool = True  # False when the source had fewer trivial tokens than the target
     reported_trivial_share: float | None = None  # the share the manifest says train has
     source_trivial_share: dict[str, float] = field(default_factory=dict)  # per split, before sampling
@@ -80,7 +80,7 @@ def params_from_manifest(manifest: dict[str, Any] | None) -> SuiteParams:
     keep_rate = sampling.get("trivial_keep_rate")
     return SuiteParams(
         split=config.get("split", "hash"),
-        trivial_fraction=config.get("trivial_fraction"),
+        trivial_fraction=sampling.get("trivial_target", config.get("trivial_fraction")),
         trivial_sampled=keep_rate is None or keep_rate < 1.0,
         reported_trivial_share=sampling.get("trivial_fraction"),
         source_trivial_share=source_share,

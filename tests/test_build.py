@@ -95,11 +95,16 @@ def test_examples_carry_windows_and_provenance(shared_build, shared_tsv):
         assert row["input"] == window_input(sentences[row["sentence_id"]], row["token_index"], 3)
 
 
-def test_trivial_fraction_of_train_is_the_target(shared_build):
+def test_trivial_share_of_train_is_the_target(shared_build):
     out, manifest = shared_build
     train = read_dataset(out, "examples", "train", columns=["trivial"]).column("trivial").to_numpy()
-    share = train.mean()
-    assert abs(share - 0.10) < 0.005
+    share, config = train.mean(), manifest["config"]
+    nontrivial = len(train) - train.sum()
+    # The fraction, raised on this small corpus so that at least the min count of trivial examples stays.
+    least = config["trivial_min_count"]
+    assert manifest["sampling"]["trivial_target"] == pytest.approx(
+        max(config["trivial_fraction"], least / (least + nontrivial)))
+    assert abs(share - manifest["sampling"]["trivial_target"]) < 0.005
     assert manifest["sampling"]["trivial_fraction"] == pytest.approx(share)
 
 
@@ -301,9 +306,10 @@ def test_bundled_sample_builds_by_default(tmp_path):
     for split in schemas.SPLITS:
         classes |= set(manifest["splits"][split]["tokens"])
     assert classes == set(schemas.SEMIOTIC_CLASSES)
-    big = manifest["sampling"]["big_cardinals"]
-    assert big["target"] == 10_000 and big["tokens"] < big["examples"] < 10_000
-    assert big["limited_by"] == "max_copy_share" and f"→ {big['examples']:,} examples (target 10,000 scaled" in result.output
+    big, per_token = manifest["sampling"]["big_cardinals"], manifest["config"]["max_copies_per_token"]
+    assert big["target"] == 10_000 and big["tokens"] < big["examples"] == big["tokens"] * (1 + per_token) < 10_000
+    assert big["limited_by"] == "max_copies_per_token"
+    assert f"→ {big['examples']:,} examples (target 10,000 capped at {per_token} copies per token)" in result.output
     assert manifest["accounting"]["reconciles"] and manifest["accounting"]["rejected"] == 0
 
 

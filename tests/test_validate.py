@@ -21,8 +21,8 @@ from tnforge.cli import cli
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 SAMPLE = DATA / "en_sample.tsv"
 SLICE_LINES = 12_000  # ~1,000 sentences, with MEASURE and big CARDINAL tokens
-BUILD_OPTIONS = ["--cardinal-target", "300", "--measure-min-count", "20", "--negatives", "synthetic,random",
-                 "--ratio", "2", "--seed", "3"]
+BUILD_OPTIONS = ["--cardinal-target", "300", "--measure-min-count", "20", "--trivial-min-count", "0",
+                 "--negatives", "synthetic,random", "--ratio", "2", "--seed", "3"]  # trivial: the 10% alone
 
 pytestmark = pytest.mark.skipif(
     not SAMPLE.exists(), reason="needs ../shared/data/en_sample.tsv (the shared sample beside the checkout)")
@@ -111,6 +111,16 @@ def test_good_build_passes_every_suite(good_report) -> None:
     table = good_report.format_table()
     for name in good_report.results:
         assert name in table
+
+
+def test_trivial_share_raised_by_the_min_count_passes(tmp_path: Path) -> None:
+    corpus = _slice(SAMPLE, tmp_path / "slice.tsv", 3 * SLICE_LINES)  # more trivial train tokens than 10,000
+    out = _build([corpus], tmp_path / "default")
+    sampling = json.loads((out / "manifest.json").read_text())["sampling"]
+    assert sampling["trivial_keep_rate"] < 1.0 and sampling["trivial_target"] > 0.5  # raised from 10%
+    report = run(out, ["examples"])
+    share = next(c for c in report.results["examples"].checks if c.description.startswith("trivial share of train within"))
+    assert share.success and abs(float(share.observed) - sampling["trivial_target"]) <= 0.005, share
 
 
 def test_results_written_as_json(good_report, good: Path) -> None:

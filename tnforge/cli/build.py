@@ -26,6 +26,8 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
               help="Context tokens either side of the token.")
 @click.option("--trivial-fraction", default=B.trivial_fraction, type=click.FloatRange(0, 1, min_open=True),
               help="Share of <self>/sil examples in the train split after down-sampling.")
+@click.option("--trivial-min-count", default=B.trivial_min_count, type=click.IntRange(0),
+              help="Keep at least this many <self>/sil train examples (all when there are fewer; 0: the share alone).")
 @click.option("--measure-min-count", default=B.measure_min_count, type=click.IntRange(0),
               help="Up-sample MEASURE units rarer than this to it.")
 @click.option("--cardinal-min-value", default=B.cardinal_min_value, type=click.IntRange(0),
