@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 from tnforge import datasets  # noqa: E402
 from tnforge.cli import cli  # noqa: E402
 
-#: A tiny seq2seq model on the original examples and one copy: ~12 steps an epoch of the bundled build.
+#: A tiny seq2seq model on the original examples of the bundled build (no up-sampling copies).
 TINY_SEQ2SEQ = ["--device", "cpu", "--epochs", "1", "--batch-size", "64", "--max-copies", "1", "--dev-limit", "64",
                 "--input-embedding", "8", "--output-embedding", "8", "--encoder-hidden", "16", "--decoder-hidden",
                 "16", "--attention", "8", "--no-progress", "--threads", "1"]
