@@ -153,6 +153,7 @@ def test_cli_induce_verbalize_read(tmp_path):
     runner = CliRunner()
     result = runner.invoke(cli, ["grammar", "induce", "--examples", str(pairs), "--lang", "fr", "--out", str(tmp_path / "g")])
     assert result.exit_code == 0 and "300 examples" in result.output
+    assert "compound multipliers stand before a base as their last word alone: no" in result.output
     (tmp_path / "numbers.txt").write_text("97\n71\n")
     result = runner.invoke(cli, ["grammar", "verbalize", str(tmp_path / "g"), "2012", "--file", str(tmp_path / "numbers.txt")])
     assert result.output.splitlines() == ["deux mille douze", "quatre-vingt-dix-sept", "soixante et onze"]

@@ -41,6 +41,8 @@ class InductionReport:
                f"{', '.join(f'{b:,}' for b in rules.bases)}, {len(rules.heads)} heads, {scale} scale rules, "
                f"{len(rules.joiners)} joiners, {sum(len(f) for f in rules.allomorphs.values())} allomorphs; "
                f"says numbers below {rules.limit:,}",
+               "compound multipliers stand before a base as their last word alone: "
+               + {True: "yes", False: "no", None: "no example tells"}[rules.compound_as_alone],
                f"ambiguous examples: {len(self.ambiguous)}"]
         out += [f"  {line}" for line in self.ambiguous]
         out += [f"joiner without an example: {line}" for line in self.backed_off]
