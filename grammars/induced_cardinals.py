@@ -10,7 +10,7 @@ they are.
     get_grammar().readings("2012", "CARDINAL")   # ['two thousand and twelve', 'two thousand twelve']
     Grammar(cardinal_grammar="grammars/en")      # or one grammar object of its own
 
-    TNFORGE_CARDINAL_GRAMMAR=grammars/en tnforge grammar coverage /data/ds    # a whole command (and its workers)
+    TNFORGE_CARDINAL_GRAMMAR=grammars/en tnforge grammar coverage /data/ds    # a whole command (and local workers)
     TNFORGE_CARDINAL_GRAMMAR=grammars/en tnforge grammar readings 2012 --class CARDINAL
     compare(gold_rows, Grammar(), Grammar(cardinal_grammar="grammars/en"))   # per class: who licenses what
 
