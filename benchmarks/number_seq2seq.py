@@ -13,7 +13,10 @@ a test reading with a word no training reading has (German "dreihunderteinundzwa
 
 from __future__ import annotations
 
+import datetime
 import json
+import os
+import platform
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -86,25 +89,32 @@ def run_all(langs: list[str], sets: dict[str, list[int]], test: list[int], say: 
             if key in results:
                 continue
             print(f"training the seq2seq: {key}", flush=True)
-            results[key] = {"lang": lang, "set": name, **train_and_test(
+            where = f"{datetime.date.today()}, {platform.node()}, {os.cpu_count()} CPUs (load {os.getloadavg()[0]:.1f})"
+            results[key] = {"lang": lang, "set": name, "trained": where, **train_and_test(
                 [(n, say(n, lang)) for n in numbers], test_pairs, work / f"{lang}-{name}", minutes, threads)}
             cache.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return results
 
 
-def table(results: dict[str, dict[str, Any]], grammar_exact: dict[str, float], minutes: float, threads: int) -> list[str]:
-    """The comparison as Markdown lines (Tables 3 and 6: exact match on the 1,000 test numbers)."""
+def table(results: dict[str, dict[str, Any]], grammar_exact: dict[str, tuple[float, float]], minutes: float,
+          threads: int) -> list[str]:
+    """The comparison as Markdown lines (Tables 3 and 6: exact match on the 1,000 test numbers); `grammar_exact`:
+    the induced grammar's exact match per language, (from the examples alone, with the allomorph model)."""
     rows = ["| language | model | training pairs | exact match | reachable (every word seen in training) "
             "| steps / epochs in the budget |", "|---|---|---|---|---|---|"]
     suffix = f" {minutes:g} min {threads} thread(s)"
     langs = list(dict.fromkeys(r["lang"] for k, r in results.items() if k.endswith(suffix)))
     for lang in langs:
         if lang in grammar_exact:
-            rows.append(f"| {lang} | induced grammar | 300 | {grammar_exact[lang]:.1f}% | | |")
+            alone, with_lm = grammar_exact[lang]
+            lm = f" ({with_lm:.1f}% with the allomorph model)" if with_lm != alone else ""
+            rows.append(f"| {lang} | induced grammar | 300 | {alone:.1f}%{lm} | | |")
         for key, r in results.items():
             if r["lang"] == lang and key.endswith(suffix):
                 rows.append(f"| {lang} | window seq2seq | {r['train']:,} | {100 * r['exact'] / r['test']:.1f}% | "
                             f"{100 * r['reachable'] / r['test']:.1f}% | {r['steps']:,} / {r['epochs']:,} |")
     wrong = [f"{r['lang']} ({r['train']:,}): {n} → {s!r} (reference {t!r})"
              for key, r in results.items() if key.endswith(suffix) for n, s, t in r["examples"][:1]]
-    return [*rows, "", "A wrong answer of each seq2seq run:", "", *(f"* {line}" for line in wrong)]
+    trained = sorted({r.get("trained", "?") for key, r in results.items() if key.endswith(suffix)})
+    return [*rows, "", f"Trained: {'; '.join(trained)}.", "", "A wrong answer of each seq2seq run:", "",
+            *(f"* {line}" for line in wrong)]
