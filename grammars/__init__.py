@@ -29,6 +29,14 @@ def get_grammar() -> Grammar:
     return default_grammar()
 
 
+def use_cardinal_grammar(directory) -> None:
+    """Take the process-wide grammar's CARDINAL (and ORDINAL) readings from an induced number grammar directory
+    (`tnforge grammar induce`; None: the hand-written ones again); see `induced_cardinals`."""
+    from tnforge.grammars.grammar import use_cardinal_grammar as use
+
+    use(directory)
+
+
 def readings(before: str, cls: str | None = None, limit: int = 1000) -> list[str]:
     """Up to `limit` licensed readings of a written token in a semiotic class (any class when None)."""
     return get_grammar().readings(before, cls, limit)
@@ -67,4 +75,4 @@ def covered_classes() -> frozenset[str]:
     return COVERED_CLASSES
 
 
-__all__ = ["readings", "licenses", "licenses_batch", "licenses_columns", "reading_words", "reading", "covered_classes", "get_grammar", "COVERED_CLASSES"]
+__all__ = ["use_cardinal_grammar", "readings", "licenses", "licenses_batch", "licenses_columns", "reading_words", "reading", "covered_classes", "get_grammar", "COVERED_CLASSES"]

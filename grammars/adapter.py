@@ -15,6 +15,7 @@ Importing this module imports no pynini; the grammar loads on first use (in Beam
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 from collections.abc import Callable, Collection, Sequence
@@ -50,12 +51,18 @@ def unavailable_reason() -> str | None:
 
 
 def version() -> str:
-    """The grammar's identity: a hash of its sources, tables and pynini version (`cache.grammar_key`), as a
-    manifest records it beside the labels the grammar decided."""
+    """The grammar's identity: a hash of its sources, tables and pynini version (`cache.grammar_key`), and of
+    the induced cardinal grammar when one is in use, as a manifest records it beside the labels it decided."""
     from tnforge.grammars.cache import grammar_key
+    from tnforge.grammars.grammar import cardinal_grammar
     from tnforge.grammars.tables import load_tables
 
-    return grammar_key(load_tables())
+    key, induced = grammar_key(load_tables()), cardinal_grammar()
+    if induced is None:
+        return key
+    from tnforge.grammars.induced_cardinals import grammar_identity
+
+    return hashlib.sha256(f"{key}+{grammar_identity(induced)}".encode()).hexdigest()[:20]
 
 
 def available() -> bool:

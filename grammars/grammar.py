@@ -44,7 +44,10 @@ def normalize_reading(reading: str) -> str:
 class Grammar:
     """Covering grammars over one table directory, with compiled FSTs from (or into) the FAR cache."""
 
-    def __init__(self, table_dir: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None):
+    def __init__(self, table_dir: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None,
+                 cardinal_grammar: str | os.PathLike | None = None):
+        """`cardinal_grammar`: an induced number grammar directory whose readings replace the hand-written
+        cardinals (and so the ordinals) of every class (`induced_cardinals`)."""
         from tnforge.grammars.cache import load_or_compile, load_or_expand
         from tnforge.grammars.numbers import NumberFsts, NumberWords, compile_fsts
 
@@ -52,7 +55,13 @@ class Grammar:
         self.tables: Tables = load_tables(table_dir)
         self.words = NumberWords(self.tables)
         fsts, self.from_cache = load_or_compile(self.tables, lambda: compile_fsts(self.words), cache_dir)
-        self.numbers = NumberFsts(fsts, self.words)
+        if cardinal_grammar is not None:
+            from tnforge.grammars.induced_cardinals import InducedNumberFsts
+
+            self.numbers: NumberFsts = InducedNumberFsts(fsts, self.words, cardinal_grammar)
+        else:
+            self.numbers = NumberFsts(fsts, self.words)
+        self.cardinal_grammar = None if cardinal_grammar is None else str(cardinal_grammar)
         # Part of loading: the small maps' (input → outputs) lists, expanded from the FSTs once and cached
         # beside the FAR, so number lookups are dict reads from here on.
         self.numbers.preload(load_or_expand(self.tables, self.numbers, cache_dir))
@@ -274,16 +283,40 @@ class Grammar:
 
 _default: Grammar | None = None
 _lock = threading.Lock()
+_cardinal_grammar: str | None = None
 
 
 def default_grammar() -> Grammar:
-    """The process-wide grammar over the shipped tables (built on first use)."""
+    """The process-wide grammar over the shipped tables (built on first use), its cardinals from the induced
+    grammar `use_cardinal_grammar` or $TNFORGE_CARDINAL_GRAMMAR names, if any."""
     global _default
     if _default is None:
         with _lock:
             if _default is None:
-                _default = Grammar()
+                _default = Grammar(cardinal_grammar=cardinal_grammar())
     return _default
 
 
-__all__ = ["Grammar", "default_grammar", "normalize_reading", "CLASS_MODULES", "DETERMINISTIC"]
+def cardinal_grammar() -> str | None:
+    """The induced grammar directory the process-wide grammar takes its cardinals from (None: hand-written)."""
+    from tnforge.grammars.induced_cardinals import configured
+
+    return _cardinal_grammar or configured()
+
+
+def use_cardinal_grammar(directory: str | os.PathLike | None) -> None:
+    """Take the process-wide grammar's cardinals (and ordinals) from an induced number grammar directory
+    (`tnforge grammar induce`), or from the hand-written FSTs again (None). Checked now: a directory that is
+    no grammar raises InductionError (one line). The grammar is rebuilt on its next use."""
+    global _default, _cardinal_grammar
+    if directory is not None:
+        from tnforge.grammars.induction import load
+
+        load(directory)
+    with _lock:
+        _cardinal_grammar = None if directory is None else str(directory)
+        _default = None
+
+
+__all__ = ["Grammar", "default_grammar", "use_cardinal_grammar", "cardinal_grammar", "normalize_reading",
+           "CLASS_MODULES", "DETERMINISTIC"]

@@ -31,14 +31,29 @@ class _Builder:
             return None
 
     def smap(self, items: list[tuple[str, str]]):
+        """A union of (digits, text) pairs; relaxed, each text also with the joiners inside it relaxed (a
+        multiplier's "one hundred and thirty" thousand also "one hundred thirty")."""
         pynini = self.pynini
+        if self.relaxed:
+            items = [(a, v) for a, b in items for v in self.variants(b)]
         return pynini.union(*(pynini.cross(a, b) for a, b in items)) if items else pynini.Fst()  # faster than string_map
+
+    def relax(self, text: str) -> str:
+        """A joiner with its words left out (" and " → " ", ", " → " ")."""
+        return " " if text.strip(" ,") else text.replace(",", "")
+
+    def variants(self, text: str) -> list[str]:
+        """The text, and with any of the learned joiners that stand in it relaxed."""
+        found = {text}
+        for joiner in sorted({j for j in self.rules.joiners.values() if self.relax(j) != j}):
+            found |= {v.replace(joiner, self.relax(joiner)) for v in found}  # every occurrence, or none
+        return sorted(found)
 
     def joiner(self, text: str):
         pynini = self.pynini
         options = {text}
         if self.relaxed:
-            options.add(" " if text.strip(" ,") else text.replace(",", ""))
+            options.add(self.relax(text))
         return pynini.union(*(pynini.cross("", option) for option in sorted(options)))
 
     def numbers(self, d: int, ctx: tuple[int, bool] | None = None, composed: bool = False):

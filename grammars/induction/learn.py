@@ -41,6 +41,8 @@ class InductionReport:
                f"{', '.join(f'{b:,}' for b in rules.bases)}, {len(rules.heads)} heads, {scale} scale rules, "
                f"{len(rules.joiners)} joiners, {sum(len(f) for f in rules.allomorphs.values())} allomorphs; "
                f"says numbers below {rules.limit:,}",
+               "compound multipliers stand before a base as their last word alone: "
+               + {True: "yes", False: "no", None: "no example tells"}[rules.compound_as_alone],
                f"ambiguous examples: {len(self.ambiguous)}"]
         out += [f"  {line}" for line in self.ambiguous]
         out += [f"joiner without an example: {line}" for line in self.backed_off]
@@ -55,6 +57,7 @@ class _Learner:
         self.joiners_seen: dict[tuple[int, int], Counter] = {}
         self.allomorphs: dict[str, set[str]] = {}
         self.pending: list[tuple[int, int, bool, str]] = []
+        self.compounds: list[tuple[str, int, bool, tuple[str, str, str]]] = []  # (last word, base, final, rule)
 
     # --- one example ----------------------------------------------------------------------------------
     def learn(self, example: Example) -> None:
@@ -168,6 +171,8 @@ class _Learner:
         if rule is None or not rule[2]:
             return False
         self.scale_seen.setdefault((base, final), {}).setdefault(word, Counter())[rule] += 1
+        if len(body) > 1:
+            self.compounds.append((word, base, final, rule))
         if rule[0] != word:
             self.allomorphs.setdefault(word, set()).add(rule[0])
         return True
@@ -176,6 +181,23 @@ class _Learner:
         for word, form in _decade_allomorphs(self.rules.atoms).items():
             self.allomorphs.setdefault(word, set()).add(form)
         self.rules.allomorphs = {w: tuple(sorted(forms)) for w, forms in sorted(self.allomorphs.items())}
+
+    def _compound_as_alone(self) -> bool | None:
+        """Whether compound multipliers stand before a base as their last word alone does, by the examples where
+        the two guesses differ: двадцать одна тысяча as одна тысяча (yes); vingt et un mille, not mille (no)."""
+        rules, votes = self.rules, Counter()
+        for word, base, final, rule in self.compounds:
+            alone = rules.alone_rule(word, base, final)
+            default = rules.scale_default.get((base, final))
+            if alone is None or default is None or alone == (word, *default):
+                continue
+            if rule == alone:
+                votes[True] += 1
+            elif rule == (word, *default):
+                votes[False] += 1
+        if votes[True] == votes[False]:
+            return None
+        return votes[True] > votes[False]
 
     # --- derived tables -------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -219,6 +241,8 @@ class _Learner:
                     self.report.backed_off.append(f"{base:,} + a rest from {r_base:,}: {seen[source]!r} "
                                                   f"(as after {source[0]:,} before {source[1]:,})")
         self._numeral_allomorphs()
+        rules.__post_init__()
+        rules.compound_as_alone = self._compound_as_alone()
         rules.lm = dict(sorted(_bigrams(texts).items()))
         rules.__post_init__()
 

@@ -6,8 +6,13 @@ thousand, million, …), n = q × S + r, and said as HEAD(q, S) JOINER(S, r) SAY
 
 * HEAD(q, S): the example's own head when one taught it (`heads`: "quinientos", "двести", "mil"); else
   SAY(q) with its last word replaced before S and S's word added (`scale_rules`, keyed by that word:
-  два → две тысячи, cents → cent mille), or, for a word no example put before S, the allomorph model
-  (bigram and trigram counts of `lm`) or S's most frequent form (`scale_default`).
+  два → две тысячи, cents → cent mille). For a word no example put before S, in this order: a word that
+  alternates the same way and stands before S in an example (vingts/vingt as cents/cent: quatre-vingts
+  millions as deux cents millions, quatre-vingt mille as deux cent mille); the head of the word's own
+  value before S, where the examples show compound multipliers standing as their last word alone does
+  (`compound_as_alone`: двадцать одна тысяча as одна тысяча, so двадцать один миллион as один миллион;
+  not in French: vingt et un mille, not mille); the allomorph model (bigram and trigram counts of `lm`);
+  S's most frequent form (`scale_default`).
 * JOINER(S, r): what stands between the head and the rest, by S and the size of r (" and ", ", ", "").
 
 Heads that end the number (`final`) may differ from heads followed by more (deux cents / deux cent un).
@@ -37,6 +42,14 @@ def join_pieces(pieces: Pieces) -> str:
     return "".join(sep + word for sep, word in pieces)
 
 
+def alternation(word: str, form: str) -> tuple[str, str]:
+    """How two forms of a word differ, past their common beginning: ("cents", "cent") → ("s", "")."""
+    common = 0
+    while common < min(len(word), len(form)) and word[common] == form[common]:
+        common += 1
+    return word[common:], form[common:]
+
+
 def bucket(r: int, bases: tuple[int, ...]) -> int:
     """The largest base at or below r, or 1 below the smallest."""
     found = 1
@@ -61,10 +74,14 @@ class NumberRules:
     limit: int = 0
     lm: dict[tuple[str, str], int] = field(default_factory=dict)
     allomorphs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Whether a compound multiplier stands before a base as its last word alone does (None: no example shows).
+    compound_as_alone: bool | None = None
 
     def __post_init__(self) -> None:
         self._memo: dict[int, Pieces] = {}
         self._choices: dict[tuple[str, int, bool], tuple[str, str, str]] = {}
+        self._values = {split_pieces(text)[0][1]: n for n, text in sorted(self.atoms.items(), reverse=True)
+                        if len(split_pieces(text)) == 1}
 
     # --- saying -------------------------------------------------------------------------------------------
     def say(self, n: int) -> str:
@@ -133,10 +150,15 @@ class NumberRules:
             rule = self.scale_rules.get(table, {}).get(word)
             if rule is not None:
                 return rule
+        rule = self._by_analogy(word, tables)
+        if rule is None and self.compound_as_alone:
+            rule = self.alone_rule(word, base, final)
+        if rule is not None and len(rule) == 3:
+            return rule
         if self.lm:
             forms = {(sep, scale) for table in tables for _, sep, scale in self.scale_rules.get(table, {}).values()}
             default = next((self.scale_default[t] for t in tables if t in self.scale_default), None)
-            if default is not None:  # the base's word as it stands after one (один миллион)
+            if default is not None and self.compound_as_alone is None:  # the base's word after one (один миллион)
                 forms |= {(default[0], split_pieces(text)[-1][1]) for (q, b, _), text in self.heads.items() if q == 1 and b == base}
             # (trigram count with the word before, bigram count): quatre vingts millions, not vingt millions
             scored = [((self.lm.get((previous, form, scale.split()[0]), 0), self.lm.get((form, scale.split()[0]), 0)),
@@ -149,6 +171,41 @@ class NumberRules:
             if default is not None:
                 return word, *default
         raise Refusal(f"no example shows how {word!r} stands before {base:,}")
+
+    def alone_rule(self, word: str, base: int, final: bool) -> tuple[str, ...] | None:
+        """How the head of the word's own value stands before the base (один миллион → ("один", " ", "миллион"));
+        a head of other than two words as (its text,) ("mille",); None where no example says that head."""
+        value = self._values.get(word)
+        for table in self._tables(base, final) if value is not None else ():
+            text = self.heads.get((value, *table))
+            if text is not None:
+                pieces = split_pieces(text)
+                return (pieces[0][1], *pieces[1]) if len(pieces) == 2 else (text,)
+        return None
+
+    def _by_analogy(self, word: str, tables: list[tuple[int, bool]]) -> tuple[str, str, str] | None:
+        """The rule of words that alternate as this one does (cents/cent for vingts/vingt) before the base:
+        each keeps its own form, or takes its alternant, as they do (a majority; None on a tie or none)."""
+        votes: dict[tuple[str, str, str], int] = {}
+        for form in self.allomorphs.get(word, ()):
+            change = alternation(word, form)
+            for table in tables:
+                for other, (used, sep, scale) in self.scale_rules.get(table, {}).items():
+                    if other == word:
+                        continue
+                    if used == other and change in {alternation(other, f) for f in self.allomorphs.get(other, ())}:
+                        key = (word, sep, scale)
+                    elif used != other and alternation(other, used) == change:
+                        key = (form, sep, scale)
+                    else:
+                        continue
+                    votes[key] = votes.get(key, 0) + 1
+                if votes:
+                    break
+        ranked = sorted(votes.items(), key=lambda item: -item[1])
+        if not ranked or len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+            return None
+        return ranked[0][0]
 
     # --- the readable rule file ----------------------------------------------------------------------------
     def to_tsv(self) -> str:
@@ -163,6 +220,8 @@ class NumberRules:
             rows += [f"scale\t{b}\t{int(f)}\t{q(w)}\t{q(r)}\t{q(s)}\t{q(x)}" for w, (r, s, x) in sorted(table.items())]
         rows += [f"scale_default\t{b}\t{int(f)}\t{q(s)}\t{q(x)}" for (b, f), (s, x) in sorted(self.scale_default.items())]
         rows += [f"joiner\t{b}\t{r}\t{q(j)}" for (b, r), j in sorted(self.joiners.items())]
+        if self.compound_as_alone is not None:
+            rows.append(f"compound_as_alone\t{int(self.compound_as_alone)}")
         rows += [f"allomorphs\t{q(w)}\t{q(list(forms))}" for w, forms in sorted(self.allomorphs.items())]
         rows += [f"ngram\t{q(list(words))}\t{c}" for words, c in sorted(self.lm.items())]
         return "\n".join(rows) + "\n"
@@ -192,9 +251,12 @@ class NumberRules:
                 rules.scale_default[int(f[0]), f[1] == "1"] = (load(f[2]), load(f[3]))
             elif kind == "joiner":
                 rules.joiners[int(f[0]), int(f[1])] = load(f[2])
+            elif kind == "compound_as_alone":
+                rules.compound_as_alone = f[0] == "1"
             elif kind == "allomorphs":
                 rules.allomorphs[load(f[0])] = tuple(load(f[1]))
             elif kind == "ngram":
                 rules.lm[tuple(load(f[0]))] = int(f[1])
         rules.bases = tuple(sorted(bases))
+        rules.__post_init__()
         return rules

@@ -32,6 +32,7 @@ def grammar() -> None:
 @click.option("--class", "cls", type=click.Choice(_CLASSES), default=None, help="Semiotic class (default: all).")
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many readings.")
 @click.option("--check", default=None, help="Only say whether this reading is licensed (exit status 1 if not).")
+@common.click_errors()  # $TNFORGE_CARDINAL_GRAMMAR naming no induced grammar: one line
 def readings(token: str, cls: str | None, limit: int, check: str | None) -> None:
     """Print the licensed readings of TOKEN, one a line.
 
@@ -98,7 +99,6 @@ def learn_lexicon(source: str, out: str, min_count: int, include_all: bool) -> N
     with write_atomically(out) as handle:
         handle.write(tsv.encode("utf-8"))
     click.echo(f"wrote {written:,} candidate entries to {out}", err=True)
-
 
 
 _ITEMS = common.option_group(click.argument("directory", metavar="GRAMMAR_DIR"), click.argument("items", nargs=-1), click.option(
