@@ -5,6 +5,7 @@ library errors → click errors."""
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -232,6 +233,4 @@ def constraint_of(loaded: Any, seq_de: str | None, voc_de: str | None, grammar_c
 
 def main_rank() -> bool:
     """False in the ranks other than 0 of a torchrun launch: they train but print nothing."""
-    import os
-
     return os.environ.get("RANK", "0") in ("", "0")

@@ -21,9 +21,8 @@ from tnforge.trainers.seq2seq.train import TrainConfig, describe, train
 def seq2seq(resume: bool, overwrite: bool, **values: Any) -> None:
     """Train the attention seq2seq normalizer (characters of the window in, words of the reading out).
 
-    Streams examples/train of --data, early-stops on examples/dev, writes checkpoint.pt (latest),
-    best.pt (best on dev), metrics.jsonl and training.png into --out. On several GPUs or machines, start
-    it with torchrun (docs/training-at-scale.md).
+    Streams examples/train of --data, early-stops on examples/dev, writes checkpoint.pt, best.pt, metrics.jsonl,
+    timing.jsonl and training.png into --out. Several GPUs or machines: torchrun (docs/training-at-scale.md).
 
     \b
     Examples:
