@@ -129,3 +129,32 @@ def test_cli_train_dnc_with_a_preset_and_bad_options_in_one_line(tmp_path):
     assert bad.exit_code == 2 and "'huge' is not one of 'laptop', 'paper'" in bad.output
     shown = runner.invoke(cli, ["train", "dnc", "--help"])
     assert "--preset" in shown.output and "--memory-slots" in shown.output
+
+
+def test_grammar_mask_and_both_dual_encoders_constrain_a_dnc_unchanged(tiny_run, tmp_path):
+    from tnforge.trainers.checkpoints import BEST
+    from tnforge.trainers.decoding.constraint_sets import build_constraint
+    from tnforge.trainers.decoding.outputs import decode_predictions
+    from tnforge.trainers.dual_encoders.config import DualEncoderConfig
+    from tnforge.trainers.dual_encoders.model import DualEncoder
+    from tnforge.trainers.dual_encoders.scorer import save_dual_encoder
+    from tnforge.trainers.families import load
+    from tnforge.trainers.seq2seq.data import example_files
+
+    result, data = tiny_run
+    for kind in ("sequence", "vocabulary"):
+        torch.manual_seed(2)
+        model = DualEncoder(DualEncoderConfig(kind=kind, input_buckets=512, output_buckets=512, embedding=8,
+                                              hidden=8, dim=8, head_hidden=8, dropout=0.0))
+        save_dual_encoder(tmp_path / kind / BEST, model, {"kind": kind})
+    # a "grammar" that licenses one wrong reading for each CARDINAL: the mask must force it
+    licensed = {"540": {("five", "dollars")}, "12": {("three",)}, "3": {("twelve",)}}
+    _, loaded = load(result.run, "cpu", kind="decoder")
+    constraint, note = build_constraint(loaded, str(tmp_path / "sequence"), str(tmp_path / "vocabulary"),
+                                        reading_words=lambda before, cls: licensed.get(before, set()),
+                                        covered={"CARDINAL"})
+    assert note == "seqDE λ=5, vocDE λ=5, grammar mask"
+    predictions, _, counts = decode_predictions(loaded, example_files(data, "dev"), None, constraint, beam=4)
+    cardinals = {p["before"]: p["prediction"] for p in predictions if p["class"] == "CARDINAL"}
+    assert cardinals == {before: " ".join(next(iter(words))) for before, words in licensed.items()}
+    assert counts and len(predictions) == sum(len(s) for s in TINY_SENTENCES)
