@@ -85,7 +85,7 @@ def train_all(data: dict[str, Path], work: Path, args: argparse.Namespace) -> No
     if args.longer and not (longer / "done").exists():  # the DNC's learning curve past the shared budget
         shutil.copytree(work / "dnc-up", longer, dirs_exist_ok=True)
         tnforge("train", "dnc", "--data", str(data["up"]), "--out", str(longer), "--resume", "--epochs",
-                str(args.longer), "--max-minutes", "0", "--threads", str(args.threads), "--device", "cpu",
+                str(args.longer), "--patience", "6", "--max-minutes", "0", "--threads", str(args.threads), "--device", "cpu",
                 "--no-progress", log=work / f"{longer.name}.log")
         (longer / "done").write_text("")
 
@@ -237,11 +237,12 @@ def to_markdown(results: dict, args: argparse.Namespace) -> str:
             out.append(f"| {a} vs {b} | {test['only_a_correct']} | {test['only_b_correct']} | {test['p_exact']:.3g} "
                        f"| {only_a} | {only_b} | {p:.3g} |")
         out.append("")
-    out += ["## Learning curves (dev non-trivial accuracy after each epoch)", "", "| run | " +
-            " | ".join(str(e) for e, _ in results["runs"][names[0]]["curve"]) + " |",
-            "|---" * (1 + len(results["runs"][names[0]]["curve"])) + "|"]
+    longest = max((results["runs"][name]["curve"] for name in names), key=len)
+    out += ["## Learning curves (dev non-trivial accuracy after each epoch)", "",
+            "| run | " + " | ".join(str(e) for e, _ in longest) + " |", "|---" * (1 + len(longest)) + "|"]
     for name in names:
-        out.append(f"| {name} | " + " | ".join(f"{100 * v:.1f}" for _, v in results["runs"][name]["curve"]) + " |")
+        curve = [f"{100 * v:.1f}" for _, v in results["runs"][name]["curve"]]
+        out.append(f"| {name} | " + " | ".join(curve + [""] * (len(longest) - len(curve))) + " |")
     out += ["", "## Verdicts", "", *claim_verdicts(results), ""]
     return "\n".join(out)
 
@@ -269,7 +270,8 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=1, help="beam width (1: greedy, as in the paper)")
     parser.add_argument("--results", type=Path, default=ROOT / "docs" / "results")
     parser.add_argument("--longer", type=int, default=30,
-                        help="also resume the up-sampled DNC to this many epochs (0: no)")
+                        help="also resume the up-sampled DNC to at most this many epochs, early stopping after 6 "
+                             "evaluations without a better dev accuracy (0: no)")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args()
     if not args.corpus.exists():
