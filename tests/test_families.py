@@ -223,16 +223,17 @@ def _tiny_dual_encoder(tmp_path):
 
 def test_registry_entries_resolve_and_formats_match_the_families():
     from tnforge.cli.train import TRAINERS
+    from tnforge.trainers.dnc import loading as dnc_loading
     from tnforge.trainers.dual_encoders import scorer
     from tnforge.trainers.seq2seq import loading
 
-    assert set(families.FAMILIES) == {loading.FORMAT, scorer.FORMAT}
+    assert set(families.FAMILIES) == {loading.FORMAT, dnc_loading.FORMAT, scorer.FORMAT}
     for fmt, family in families.FAMILIES.items():
         assert family.format == fmt and family.kind in families.KINDS
         assert set(family.commands) <= set(TRAINERS)
         for target in (family.model_config, family.loader, family.trainer, family.train_config):
             assert callable(families.resolve(target)), target
-    assert [f.name for f in families.of_kind("decoder")] == ["seq2seq"]
+    assert [f.name for f in families.of_kind("decoder")] == ["seq2seq", "dnc"]
 
 
 def test_registry_round_trip_of_both_formats(tmp_path):
@@ -261,8 +262,8 @@ def test_registry_round_trip_of_both_formats(tmp_path):
 def test_unknown_and_foreign_files_fail_in_one_line(tmp_path, recwarn):
     import pickle
 
-    torch.save({"format": "tnforge-dnc", "format_version": 1}, tmp_path / "future.pt")
-    with pytest.raises(ValueError, match="'tnforge-dnc' checkpoint, which this tnforge does not know") as error:
+    torch.save({"format": "tnforge-transformer", "format_version": 1}, tmp_path / "future.pt")
+    with pytest.raises(ValueError, match="'tnforge-transformer' checkpoint, which this tnforge does not know") as error:
         families.load(tmp_path / "future.pt")
     assert all(fmt in str(error.value) for fmt in families.FAMILIES) and "\n" not in str(error.value)
     torch.save([1, 2], tmp_path / "list.pt")
@@ -292,7 +293,7 @@ def test_model_option_refuses_other_kinds_and_other_files_in_one_line(tmp_path):
 
     de_run, _ = _tiny_dual_encoder(tmp_path / "de")
     line = _refusal(["normalize", "--model", str(de_run), "--device", "cpu", "12"])
-    assert line == (f"Error: {de_run} is a dual encoder run: --model needs a decoder model (seq2seq); "
+    assert line == (f"Error: {de_run} is a dual encoder run: --model needs a decoder model (seq2seq, dnc); "
                     "pass it as --seq-de/--voc-de")
     (tmp_path / "some.tsv").write_text("a\tb\n")
     assert "not a readable tnforge checkpoint" in _refusal(["normalize", "--model", str(tmp_path / "some.tsv"), "12"])
@@ -300,8 +301,8 @@ def test_model_option_refuses_other_kinds_and_other_files_in_one_line(tmp_path):
         pickle.dump(EchoModel, handle)  # a pickle holding code: a safe load refuses it
     line = _refusal(["normalize", "--model", str(tmp_path / "object.pt"), "12"])
     assert "not a readable tnforge checkpoint" in line and "weights_only" not in line
-    torch.save({"format": "tnforge-dnc"}, tmp_path / "dnc.pt")
-    assert "this tnforge does not know" in _refusal(["normalize", "--model", str(tmp_path / "dnc.pt"), "12"])
+    torch.save({"format": "tnforge-transformer"}, tmp_path / "transformer.pt")
+    assert "this tnforge does not know" in _refusal(["normalize", "--model", str(tmp_path / "transformer.pt"), "12"])
 
 
 def test_a_decoder_run_as_a_dual_encoder_is_refused_in_one_line(tmp_path):

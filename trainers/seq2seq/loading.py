@@ -44,7 +44,7 @@ class LoadedModel:
     protocol (`decoding.protocol.DecodableModel`): the network's `encode`/`step`, the output vocabulary's
     special ids, the training config's length limits, and how example rows become input batches."""
 
-    model: Seq2Seq
+    model: Seq2Seq  # or another family's network with the same `encode`/`step` (`dnc.model.DNCSeq2Seq`)
     input_vocab: Vocabulary
     output_vocab: Vocabulary
     config: dict[str, Any]

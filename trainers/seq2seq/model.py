@@ -57,6 +57,15 @@ class Encoded:
                        self.mask.index_select(0, index))
 
 
+def attend(encoded: Encoded, query: torch.Tensor, vector: nn.Linear) -> torch.Tensor:
+    """Additive (Bahdanau) attention: the context [N, M] of the encoder memory for projected queries [N, A]
+    (`vector` scores tanh(key + query); padding gets no weight)."""
+    energy = vector(torch.tanh(encoded.keys + query[:, None, :])).squeeze(-1)
+    energy = energy.masked_fill(encoded.mask, torch.finfo(energy.dtype).min)
+    weights = torch.softmax(energy, dim=-1)
+    return torch.bmm(weights[:, None, :].to(encoded.memory.dtype), encoded.memory).squeeze(1)
+
+
 @dataclass
 class DecoderState:
     """Recurrent state of decoder rows: LSTM hidden/cell and the previous attention context."""
@@ -110,11 +119,7 @@ class Seq2Seq(nn.Module):
         """Advance rows by one unit: previous output ids [N] → logits [N, V] and the new state."""
         embedded = self.dropout(self.target_embedding(previous))
         hidden, cell = self.decoder(torch.cat([embedded, state.context], dim=-1), (state.hidden, state.cell))
-        query = self.query_projection(hidden)[:, None, :]
-        energy = self.attention_vector(torch.tanh(encoded.keys + query)).squeeze(-1)
-        energy = energy.masked_fill(encoded.mask, torch.finfo(energy.dtype).min)
-        weights = torch.softmax(energy, dim=-1)
-        context = torch.bmm(weights[:, None, :].to(encoded.memory.dtype), encoded.memory).squeeze(1)
+        context = attend(encoded, self.query_projection(hidden), self.attention_vector)
         combined = torch.tanh(self.combine(torch.cat([hidden, context], dim=-1)))
         logits = self.output(self.dropout(combined))
         return logits, DecoderState(hidden, cell, context)

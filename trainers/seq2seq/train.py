@@ -153,15 +153,20 @@ class Seq2SeqTask(TrainingTask):
         """Resolve `--size auto` and `--batch-size 0` for the device the run trains on."""
         config = self.config
         on_gpu = group.device(config.device).type == "cuda"
+        self.size_network(on_gpu)
+        if not config.batch_size:
+            rows = sum(unit.rows for unit in self.units)
+            wide = min(GPU_BATCH, max(CPU_BATCH, rows // (STEPS_PER_EPOCH * group.world) // 64 * 64))
+            config.batch_size = (wide if on_gpu else CPU_BATCH) * group.world
+
+    def size_network(self, on_gpu: bool) -> None:
+        """Resolve `--size`: large on a GPU unless a network option is given (auto), else small."""
+        config = self.config
         if config.size == "large" or (config.size == "auto" and on_gpu and config.model == ModelConfig()):
             config.model = ModelConfig(**{**config.model.to_dict(), **GPU_MODEL})
             config.size = "large"
         elif config.size == "auto":
             config.size = "small"
-        if not config.batch_size:
-            rows = sum(unit.rows for unit in self.units)
-            wide = min(GPU_BATCH, max(CPU_BATCH, rows // (STEPS_PER_EPOCH * group.world) // 64 * 64))
-            config.batch_size = (wide if on_gpu else CPU_BATCH) * group.world
 
     def build_model(self) -> nn.Module:
         return Seq2Seq(self.config.model, len(self.input_vocab), len(self.output_vocab))
