@@ -37,7 +37,7 @@ def build(tsv: Path, out: Path) -> None:
 
 
 def train(data: Path, out: Path, size: str, batch: int, processes: int, threads: int, device: str,
-          seconds: float) -> dict:
+          seconds: float) -> dict | None:
     """One timed run; its median examples/s and tokens/s after warm-up, and its peak memory."""
     command = ["-m", "tnforge", "train", "seq2seq", "--data", str(data), "--out", str(out), "--overwrite",
                "--size", size, "--batch-size", str(batch), "--device", device, "--epochs", "1000",
@@ -51,7 +51,9 @@ def train(data: Path, out: Path, size: str, batch: int, processes: int, threads:
     timing = out / "timing.jsonl"
     windows = [json.loads(line) for line in timing.read_text().splitlines()][2:] if timing.exists() else []
     if not windows:
-        raise SystemExit(f"{out}: fewer than 3 timing windows in {seconds:.0f} s; give each run more --seconds")
+        print(f"{out}: fewer than 3 timing windows in {seconds:.0f} s: left out (give wide batches more "
+              "--seconds)", file=sys.stderr)
+        return None
     return {"examples_per_s": statistics.median(w["examples_per_s"] for w in windows),
             "tokens_per_s": statistics.median(w["units_per_s"] for w in windows),
             "peak_memory_mb": max(w["peak_memory_mb"] for w in windows), "windows": len(windows)}
@@ -149,6 +151,8 @@ def main() -> None:
             for processes, threads in shapes:
                 run = args.work / f"run-{size}-{batch}-{processes}x{threads}"
                 figures = train(data, run, size, batch, processes, threads, args.device, args.seconds)
+                if figures is None:
+                    continue
                 row = {"size": size, "batch": batch, "processes": processes, "threads": threads, **figures,
                        "flops_per_example": flops, "flops_per_s": flops * figures["examples_per_s"]}
                 row["utilisation"] = row["flops_per_s"] / peak
