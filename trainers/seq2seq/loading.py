@@ -27,10 +27,12 @@ def save_seq2seq(
     config: dict[str, Any],
     training: dict[str, Any] | None = None,
     metrics: dict[str, Any] | None = None,
+    format: str = FORMAT,
 ) -> None:
-    """Write a seq2seq checkpoint atomically. `training` holds the engine's state for resuming (optimizer,
-    scheduler, scaler, RNGs, data position), `metrics` the best dev figures."""
-    save_checkpoint(path, FORMAT, model, model.config.to_dict(), config, training, metrics,
+    """Write a seq2seq checkpoint atomically (or one of another window family's `format`, e.g. the DNC's).
+    `training` holds the engine's state for resuming (optimizer, scheduler, scaler, RNGs, data position),
+    `metrics` the best dev figures."""
+    save_checkpoint(path, format, model, model.config.to_dict(), config, training, metrics,
                     extras={"input_vocab": input_vocab.to_dict(), "output_vocab": output_vocab.to_dict()})
 
 
@@ -88,14 +90,21 @@ class LoadedModel:
                                 max_input=self.max_input_length)
 
 
-def from_payload(payload: dict[str, Any], file: str | os.PathLike, device: torch.device) -> LoadedModel:
-    """The `LoadedModel` (eval mode, on `device`) of a seq2seq checkpoint's payload (the family loader)."""
+def window_model(payload: dict[str, Any], file: str | os.PathLike, device: torch.device, network: type = Seq2Seq,
+                 sizes: type = ModelConfig) -> LoadedModel:
+    """The `LoadedModel` (eval mode, on `device`) of a window family's checkpoint payload: its vocabularies and
+    a `network(sizes, input size, output size)` with the saved weights."""
     input_vocab = vocabulary_from_dict(payload["input_vocab"])
     output_vocab = vocabulary_from_dict(payload["output_vocab"])
-    model = Seq2Seq(ModelConfig.from_dict(payload["model_config"]), len(input_vocab), len(output_vocab))
+    model = network(sizes.from_dict(payload["model_config"]), len(input_vocab), len(output_vocab))
     model.load_state_dict(payload["model"])
     model.to(device).eval()
     return LoadedModel(model, input_vocab, output_vocab, payload["config"], Path(file), device)
+
+
+def from_payload(payload: dict[str, Any], file: str | os.PathLike, device: torch.device) -> LoadedModel:
+    """The `LoadedModel` of a seq2seq checkpoint's payload (the family loader)."""
+    return window_model(payload, file, device)
 
 
 def load_model(path: str | os.PathLike, device: torch.device | str = "cpu") -> LoadedModel:
