@@ -112,7 +112,11 @@ class EchoModel:
                         torch.tensor([len(i) for i in ids]), rows)
 
     def batches(self, files, batch_size, columns, split=None):
-        raise NotImplementedError
+        import pyarrow.parquet as pq
+
+        inputs = [text for file in files for text in pq.read_table(file, columns=["input"])["input"].to_pylist()]
+        for start in range(0, len(inputs), batch_size):
+            yield self.batch({"input": inputs[start: start + batch_size]})
 
 
 def _brute_force(model: EchoModel, text: str, keep: int, allowed=None) -> list[tuple[str, float]]:
@@ -150,6 +154,17 @@ def test_toy_models_meet_the_decoding_protocol():
     assert isinstance(model, DecodableModel) and isinstance(model.output_vocab, OutputVocabulary)
     assert isinstance(Rows(torch.zeros(1)), Selectable)
     assert isinstance(WordVocabulary(["a"]), OutputVocabulary)
+
+
+def test_the_toy_model_batches_examples_files(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    inputs = ["a b", "b", "a a b"]
+    pq.write_table(pa.table({"input": inputs}), tmp_path / "part.parquet")
+    batches = list(EchoModel().batches([tmp_path / "part.parquet"], 2, ("input",)))
+    assert [b.rows["input"] for b in batches] == [inputs[:2], inputs[2:]]
+    assert batches[0].source_lengths.tolist() == [len(EchoModel().output_vocab.encode(t)) for t in inputs[:2]]
 
 
 def test_beam_search_through_the_protocol_reads_the_models_special_ids():
