@@ -32,9 +32,8 @@ def main() -> None:
     parser.add_argument("--input", default=str(ROOT.parent / "shared" / "data" / "en_sample.tsv"))
     parser.add_argument("--shards", type=int, default=2)
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "tests"))
-    from gcs_emulator import GcsEmulator
-
+    sys.path.insert(0, str(ROOT))  # the tests package (tests/support)
+    from tests.support.gcs_emulator import GcsEmulator
     from tnforge import datasets
     from tnforge.pipelines.build_config import BuildConfig
     from tnforge.pipelines.build_job import run_build

@@ -1,5 +1,5 @@
 """Benchmark: how raw text's rarer number forms reach the seq2seq, on real Kestrel tokens outside the shared
-sample (the token files of issue #15, `tests/kestrel_external.py`'s `real_tokens`: the second half of the standard
+sample (the token files of issue #15, `tests/support/kestrel_external.py`'s `real_tokens`: the second half of the standard
 test file and other Wikipedia text; every (class, written form) once). Each token is written into a carrier sentence ("It was
 X here.") and read the way `tnforge normalize` reads raw text. Per class and per half of the fixed split of
 issue #15 (`split_of`: "studied" / "held-out"):
@@ -23,14 +23,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # the tests package (tests/support)
 CARRIER = "It was {} here."
 
 
 def measure(tokens: list[tuple[str, str, str]], tagger, normalizer=None) -> dict[str, dict[str, int]]:
     """Counts per (class, part): n, whole, routed and (with a normalizer) spoken."""
-    from kestrel_external import split_of
-
+    from tests.support.kestrel_external import split_of
     from tnforge.tokenizer import tokenize
     from tnforge.trainers.decoding.raw_text import tag_sentences
 
@@ -92,7 +91,7 @@ def main() -> None:
         reading_words, covered = adapter.reading_words()
         normalizer = Normalizer(loaded, tagger, grammar_constraint(loaded, reading_words, covered),
                                 reading_words=reading_words)
-    from kestrel_external import real_tokens
+    from tests.support.kestrel_external import real_tokens
 
     counts = measure(real_tokens(), tagger, normalizer)
     print(markdown(counts, normalizer is not None))

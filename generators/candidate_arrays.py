@@ -1,6 +1,6 @@
 """Vectorised twins of the sampling helpers: budgets, hashed rotations and random-association draws for many
 positives at once (numpy over positives × draws), with the same values as the scalar helpers
-(`negative_sampling.budget`, `negative_sampling.rotation_parameters`, `draws` of `tests/negatives_reference.py`)."""
+(`negative_sampling.budget`, `negative_sampling.rotation_parameters`, `draws` of `tests/support/negatives_reference.py`)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def draw_grid(offsets: np.ndarray, lengths: np.ndarray, counts: np.ndarray, base
               salt: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The first `counts[i]` draws of each rotation over a pool slice (offsets[i], lengths[i]) of a
     concatenated pool: (row i of each draw, its rank, its index in the concatenated pool). Draw r of row i
-    is `offset + (start + r × stride) mod length`, as `draws` of `tests/negatives_reference.py`."""
+    is `offset + (start + r × stride) mod length`, as `draws` of `tests/support/negatives_reference.py`."""
     counts = np.minimum(np.asarray(counts, dtype=np.int64), lengths)
     rows = np.flatnonzero(counts > 0)
     if not len(rows):

@@ -1,7 +1,7 @@
 """Edits of many readings at once: meaning-changing substitutions, generic edits and suffix confusions for a
 whole chunk of positives, as numpy arrays over (positive, turn), and the edited readings built by Arrow
 (`take` of words, `binary_join`) — the same candidates, in the same order, as the per-reading reference
-functions `meaning_list`, `generic_list` and `suffix_list` of `tests/negatives_reference.py` (the test oracle).
+functions `meaning_list`, `generic_list` and `suffix_list` of `tests/support/negatives_reference.py` (the test oracle).
 
 An edit is (row, kind, k1, w1, k2, w2): substitute word k1 by w1 (and k2 by w2 when k2 ≥ 0), delete word k1,
 or insert w1 before word k1.
@@ -106,7 +106,7 @@ def _finish(parts: list[tuple], limits: np.ndarray) -> Edits:
 
 def meaning_edits(words: Words, classes: list[str], bases: np.ndarray, limits: np.ndarray,
                   context: SplitContext) -> Edits:
-    """`meaning_list` (tests/negatives_reference.py) of every reading (class `classes[i]`, hash `bases[i]`, `limits[i]` of
+    """`meaning_list` (tests/support/negatives_reference.py) of every reading (class `classes[i]`, hash `bases[i]`, `limits[i]` of
     them); label codes index MEANING_LABELS."""
     facts = [_facts(word) for word in words.distinct]
     if not facts or not len(words.code):
@@ -204,7 +204,7 @@ def _date_swaps(words: Words, month: np.ndarray, day: np.ndarray, tens: np.ndarr
 
 def generic_edits(words: Words, vocab_at: np.ndarray, vocab_size: np.ndarray, vocabulary: np.ndarray,
                   bases: np.ndarray, limits: np.ndarray) -> Edits:
-    """`generic_list` (tests/negatives_reference.py) of every reading, its vocabulary the slice (vocab_at, vocab_size) of
+    """`generic_list` (tests/support/negatives_reference.py) of every reading, its vocabulary the slice (vocab_at, vocab_size) of
     `vocabulary`; label codes index GENERIC_LABELS (by kind)."""
     row, turn = _turns(limits)
     n, size = words.count[row], vocab_size[row]
@@ -259,7 +259,7 @@ def build(words: Words, edits: Edits) -> pa.Array:
 
 def suffix_edits(befores: list[str], bases: np.ndarray, limits: np.ndarray,
                  context: SplitContext) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-    """`suffix_list` (tests/negatives_reference.py) of every input: (row, rank, reading). Longest suffix first; an input
+    """`suffix_list` (tests/support/negatives_reference.py) of every input: (row, rank, reading). Longest suffix first; an input
     with `limit` readings already is not looked up for shorter suffixes."""
     index, other, reading, starts = _suffix_index(context)
     rows, turns, entries = [], [], []

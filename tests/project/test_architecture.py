@@ -1,0 +1,179 @@
+"""The dependency rules and size limits of docs/architecture.md, checked on the source tree."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import REPO
+
+ROOT = REPO
+#: Folder → the tnforge sub-package it installs as.
+WINGS = {"tnforge": "tnforge", "pipelines": "tnforge.pipelines", "generators": "tnforge.generators",
+         "trainers": "tnforge.trainers", "schemas": "tnforge.schemas", "grammars": "tnforge.grammars",
+         "validation": "tnforge.validation"}
+#: Folder → imports it must never make (a name and everything below it).
+FORBIDDEN = {
+    "pipelines": ("torch", "tnforge.trainers", "tnforge.cli"),
+    "generators": ("torch", "apache_beam", "tnforge.trainers", "tnforge.pipelines", "tnforge.cli"),
+    "trainers": ("apache_beam", "pynini", "tnforge.grammars", "tnforge.pipelines", "tnforge.generators",
+                 "tnforge.validation", "tnforge.cli"),
+    "grammars": ("torch", "apache_beam", "tnforge.trainers", "tnforge.pipelines", "tnforge.generators",
+                 "tnforge.validation", "tnforge.cli"),
+    "validation": ("torch", "pynini", "tnforge.trainers", "tnforge.cli"),
+    "benchmarks": ("tnforge.cli",),
+}
+#: Folder → the only tnforge packages it may import (besides itself).
+ONLY = {"schemas": ("tnforge.schemas",),
+        "grammars": ("tnforge.grammars", "tnforge.schemas", "tnforge.hashing", "tnforge.collector",
+                     "tnforge.letter_spelling")}
+#: Core modules (tnforge/*.py, not the CLI) sit below every wing.
+WING_PACKAGES = ("tnforge.pipelines", "tnforge.generators", "tnforge.trainers", "tnforge.grammars",
+                 "tnforge.validation", "tnforge.cli")
+MAX_MODULE_LINES = 500
+MAX_CLI_LINES = 1300  # option parsing only; new commands (grammar induce/verbalize/read, train dnc) need room
+
+
+def python_files(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+def imports(path: Path) -> set[str]:
+    """Every module a file imports (absolute names; `from . import x` resolved against its package)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    relative = path.relative_to(ROOT).with_suffix("").parts
+    package = [WINGS.get(relative[0], relative[0]), *relative[1:-1]]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package[: len(package) - node.level + 1], *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+@pytest.mark.parametrize("folder", sorted(FORBIDDEN))
+def test_wings_keep_their_dependency_rules(folder):
+    broken = [f"{path.relative_to(ROOT)} imports {name}" for path in python_files(folder)
+              for name in sorted(imports(path)) if any(under(name, bad) for bad in FORBIDDEN[folder])]
+    assert not broken, "\n".join(broken)
+
+
+@pytest.mark.parametrize("folder", sorted(ONLY))
+def test_contract_wings_import_only_what_they_may(folder):
+    broken = [f"{path.relative_to(ROOT)} imports {name}" for path in python_files(folder)
+              for name in sorted(imports(path))
+              if under(name, "tnforge") and name != "tnforge" and not any(under(name, ok) for ok in ONLY[folder])]
+    assert not broken, "\n".join(broken)
+
+
+def test_core_sits_below_every_wing():
+    core = [p for p in python_files("tnforge")
+            if "cli" not in p.relative_to(ROOT).parts and p.name != "__main__.py"]  # __main__ starts the CLI
+    broken = [f"{path.relative_to(ROOT)} imports {name}" for path in core for name in sorted(imports(path))
+              if any(under(name, wing) for wing in WING_PACKAGES)]
+    assert not broken, "\n".join(broken)
+
+
+def test_cli_command_modules_do_not_import_each_other():
+    shared = {"tnforge.cli.common", "tnforge.cli.lazy", "tnforge.cli.options"}
+
+    def allowed(name: str) -> bool:  # a shared module, or a name imported from one
+        return name == "tnforge.cli" or name in shared or name.rpartition(".")[0] in shared
+
+    broken = [f"{path.relative_to(ROOT)} imports {name}" for path in python_files("tnforge/cli")
+              for name in sorted(imports(path)) if under(name, "tnforge.cli") and not allowed(name)]
+    assert not broken, "\n".join(broken)
+
+
+def test_no_module_is_over_the_size_limit():
+    folders = [*WINGS, "benchmarks"]
+    big = [f"{path.relative_to(ROOT)}: {n} lines" for folder in folders if (ROOT / folder).is_dir()
+           for path in python_files(folder) if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
+    assert not big, "\n".join(big)
+
+
+def test_the_cli_stays_a_thin_shell():
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in python_files("tnforge/cli"))
+    assert lines <= MAX_CLI_LINES, f"tnforge/cli/ has {lines} lines (limit {MAX_CLI_LINES})"
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Our modules → the modules of ours they import at module level (`from pkg import submodule` counts
+    as the submodule; imports inside functions are lazy and left out)."""
+    files = {}
+    for folder, package in WINGS.items():
+        for path in python_files(folder):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            files[".".join([package, *parts]).removesuffix(".__init__")] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        found: set[str] = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.update(f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in files else node.module
+                             for a in node.names)
+        graph[name] = {module for module in found if module in files and module != name}
+    return graph
+
+
+def test_no_import_cycle():
+    graph, state, cycles = module_graph(), {}, []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for other in sorted(graph[module]):
+            if state.get(other) == "open":
+                cycles.append(" → ".join([*path[path.index(other):], module, other]))
+            elif other not in state:
+                visit(other, [*path, module])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [])
+    assert len(graph) > 100 and not cycles, "\n".join(cycles)
+
+
+def test_the_family_registry_names_its_code_lazily():
+    """Every family's "module:attr" names a module of ours defining attr, and reading the registry (as
+    `tnforge --help` and the model commands' options do) imports no torch."""
+    import subprocess
+    import sys
+
+    from tnforge.trainers.families import FAMILIES
+
+    for family in FAMILIES.values():
+        for target in (family.model_config, family.loader, family.trainer, family.train_config):
+            module, _, attribute = target.partition(":")
+            package, *rest = module.removeprefix("tnforge.").split(".")
+            path = ROOT.joinpath(next(f for f, p in WINGS.items() if p == f"tnforge.{package}"), *rest).with_suffix(".py")
+            names = {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+                     if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+            assert attribute in names, target
+    script = "import sys, tnforge.trainers.families, tnforge.cli.common; print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"
+
+
+def test_every_package_folder_is_installed() -> None:
+    """A wheel (not only an editable install) carries every sub-package: pyproject's `packages` lists each folder
+    with an `__init__.py` under the wings, and nothing else."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join([WINGS[folder], *init.parent.relative_to(ROOT / folder).parts])
+             for folder in WINGS for init in (ROOT / folder).rglob("__init__.py")}
+    assert found == listed, f"missing from pyproject: {sorted(found - listed)}; stale: {sorted(listed - found)}"

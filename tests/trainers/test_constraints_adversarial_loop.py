@@ -1,0 +1,67 @@
+"""trainers.adversarial_loop: rounds of injected steps, and the loop's own dataset directory (links to the
+source's examples and positives, a copy of its manifest; the source is never written)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tnforge.datasets import DATASET_DIRS
+from tnforge.trainers.adversarial_loop import LoopConfig, adversarial_loop, loop_dataset
+
+
+def test_rounds_chain_each_filter_into_the_next_decode(tmp_path):
+    calls: list[tuple] = []
+
+    def decode_topk(r: int, previous: Path | None) -> Path:
+        calls.append(("decode", r, previous))
+        return tmp_path / f"h{r}"
+
+    rows = adversarial_loop(2, decode_topk, lambda r, h: calls.append(("regenerate", r, h)),
+                            lambda r: tmp_path / f"f{r}", lambda r, run: {"errors": 3 - r})
+    assert [c for c in calls if c[0] == "decode"] == [("decode", 1, None), ("decode", 2, tmp_path / "f1")]
+    assert [(row["round"], row["errors"], row["filter"]) for row in rows] == [(1, 2, str(tmp_path / "f1")),
+                                                                           (2, 1, str(tmp_path / "f2"))]
+    assert all(row[f"{step}_s"] >= 0 for row in rows for step in ("decode", "negatives", "train", "evaluate"))
+    with pytest.raises(ValueError, match="at least 1"):
+        adversarial_loop(0, decode_topk, print, print, print)
+
+
+def test_loop_dataset_links_the_source_and_copies_its_manifest(tmp_path):
+    source = tmp_path / "source"
+    for name in ("examples", "positive_pairs"):
+        (source / DATASET_DIRS[name] / "train").mkdir(parents=True)
+    (source / "manifest.json").write_text(json.dumps({"config": {"seed": 7}}))
+    before = sorted(p.relative_to(source) for p in source.rglob("*"))
+    target = loop_dataset(source, tmp_path / "work")
+    assert target == tmp_path / "work" / "data"
+    for name in ("examples", "positive_pairs"):
+        assert (target / DATASET_DIRS[name]).is_symlink()
+        assert (target / DATASET_DIRS[name]).resolve() == (source / DATASET_DIRS[name]).resolve()
+    assert not (target / DATASET_DIRS["sentences"]).exists()  # the source has none
+    assert json.loads((target / "manifest.json").read_text()) == {"config": {"seed": 7}}
+    assert loop_dataset(source, tmp_path / "work") == target  # again: nothing to redo
+    assert sorted(p.relative_to(source) for p in source.rglob("*")) == before
+
+
+def test_loop_defaults():
+    config = LoopConfig()
+    assert (config.rounds, config.split, config.top_k, config.ratio, config.weight, config.epochs) == \
+        (2, "dev", 5, 3.0, 5.0, 20)
+
+
+def test_an_evaluation_split_without_examples_stops_the_loop_before_anything(tmp_path):
+    """`loop --split test` on a build without test examples (`--split none`): one error before the loop links,
+    decodes or trains anything (it used to fail only after a whole round)."""
+    from tests.support.tiny_models import examples_table, write_tiny_dataset
+    from tnforge import schemas
+    from tnforge.datasets import dataset_path, write_sharded
+    from tnforge.trainers.adversarial_loop import run_loop
+
+    data = write_tiny_dataset(tmp_path / "data")
+    write_sharded(examples_table([], "test"), dataset_path(data, "examples", "test"), schemas.EXAMPLES)
+    with pytest.raises(ValueError, match="the test split has no examples: nothing to evaluate"):
+        run_loop(None, data, tmp_path / "work", lambda *args: None, LoopConfig(split="test"))
+    assert not (tmp_path / "work").exists()
