@@ -61,6 +61,8 @@ class _MergeStats(beam.CombineFn):
             "flavour": report.flavour,
             "records": report.records, "sentences": report.sentences, "bom": report.bom,
             "crlf_lines": report.crlf_lines, "rejects": dict(report.rejects),
+            **({"class_inference": dict(sorted(report.inference.items())), "class_grammar": report.class_grammar}
+               if report.flavour == "aligned" else {}),
         })
         acc["train"].merge(stats.train, self._options)
         for split, counts in stats.splits.items():

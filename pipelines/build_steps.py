@@ -18,7 +18,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tnforge import schemas
+from tnforge.class_inference import ClassInference
 from tnforge.filesystems import open_arrow_file, write_atomically
+from tnforge.generators.grammar_classes import GrammarClasses
 from tnforge.generators.sampling import SamplingPlan, TrainStats, sample_hashes, upsample_group
 from tnforge.hashing import key64, stable_hash64
 from tnforge.pipelines.build_config import BuildConfig
@@ -108,7 +110,8 @@ def parse_file(source: InputFile, cache: str, config: BuildConfig, index: int = 
     options = config.sampling
     file_split = config.split_rule.file_split(path) if config.split == "standard" else None
     with write_atomically(cache) as handle, pa.ipc.new_file(handle, CACHE_SCHEMA) as writer:
-        for item in read_corpus_file(path, report, config.max_token_chars, digest, source.source):
+        for item in read_corpus_file(path, report, config.max_token_chars, digest, source.source,
+                                     flavour=config.input_format, infer=ClassInference(GrammarClasses())):
             if isinstance(item, pa.Table):
                 yield item
                 continue
