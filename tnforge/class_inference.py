@@ -28,7 +28,7 @@ Licensed = Callable[[str, str], Sequence[str]]
 #: year-shaped number is a DATE before anything else: `_YEAR`).
 PRIORITY: tuple[str, ...] = (
     "MEASURE", "MONEY", "TIME", "FRACTION", "ORDINAL", "LETTERS", "CARDINAL", "DIGIT", "DECIMAL", "DATE",
-    "TELEPHONE", "ADDRESS", "VERBATIM", "PLAIN", "ELECTRONIC",
+    "ADDRESS", "TELEPHONE", "VERBATIM", "PLAIN", "ELECTRONIC",
 )
 #: Classes whose Kestrel tokens span several words: only these may join split pieces back into one token.
 MERGE_CLASSES = frozenset({"DATE", "MEASURE", "MONEY", "DECIMAL", "TIME", "FRACTION"})
@@ -59,8 +59,8 @@ def choose(classes: Sequence[str], before: str, reading: str) -> str | None:
         return None
     if "DATE" in classes and _YEAR.match(before) and not _digit_by_digit(reading):
         return "DATE"
-    if "DECIMAL" in classes and _SCALE.search(reading):
-        return "DECIMAL"  # "480 million": Kestrel's DECIMAL
+    if "DECIMAL" in classes and _SCALE.search(reading) and re.search(r"[^\W\d_]", before):
+        return "DECIMAL"  # "480 million" (a scale word written out): Kestrel's DECIMAL
     for cls in PRIORITY:
         if cls in classes:
             return cls
