@@ -85,6 +85,16 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
     }
     if inference:
         manifest["class_inference"] = inference
+    if config.augment_sentences:
+        train = state["examples"]["train"]
+        manifest["augmentation"] = {
+            "copies": config.augment_sentences,
+            "sentences": train.get("augmented_sentences", 0),
+            "substituted": train.get("substituted", 0),
+            "dropped_as_held_out": train.get("augmented_dropped", 0),
+            "substitutes_per_class": state.get("substitutes", {}),
+            "marked_by": "source SOURCE#augment-N (sentences dataset, train split only)",
+        }
     if config.split == "standard":
         manifest["standard_split"] = {
             "test_source": "output-00099-of-00100",
@@ -175,6 +185,12 @@ def summary_table(manifest: dict) -> str:
         lines.append(f"  CARDINAL ≥ {manifest['config']['cardinal_min_value']:,}: {upsampling_line(big, budget)}")
     if manifest.get("class_inference"):
         lines += inference_lines(manifest["class_inference"])
+    augmented = manifest.get("augmentation")
+    if augmented:
+        lines.append(
+            f"augmented train sentences (--augment-sentences {augmented['copies']}): {augmented['sentences']:,} "
+            f"written ({augmented['substituted']:,} tokens substituted; {augmented['dropped_as_held_out']:,} left out "
+            f"as they read like a dev/test sentence); sentences only, source SOURCE#augment-N")
     acc = manifest["accounting"]
     joined = f" + joined {acc['joined']:,}" if "joined" in acc else ""
     lines.append(

@@ -43,6 +43,9 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
               help="Seed of the stable hashes behind splits and sampling.")
 @click.option("--shards", default=B.shards, type=click.IntRange(0),
               help="Parquet shards per split (0: from input size).")
+@click.option("--augment-sentences", default=B.augment_sentences, type=click.IntRange(0), metavar="N",
+              help="Add N copies of each train sentence, its non-trivial tokens replaced by train tokens of the "
+                   "same class with their readings (sentences dataset only; source SOURCE#augment-N).")
 @click.option("--input-format", type=click.Choice(FLAVOURS), default=B.input_format,
               help="Input flavour: auto (per file: Kaggle header → csv, 2 fields → aligned, else tsv), tsv "
                    "(CLASS, before, after), csv, aligned (before, after: classes inferred).")
