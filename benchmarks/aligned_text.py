@@ -5,9 +5,11 @@
    none of their classes), how many multi-word tokens were restored and in how many sentences.
 2. Agreement with gold classes: the shared sample (`en_sample.tsv`, Kestrel's tokens and classes) and the
    bundled sample with their class column stripped, classes inferred again, compared token by token
-   (non-trivial tokens; `<self>`/`sil` tokens are PLAIN/PUNCT by rule).
+   (non-trivial tokens; `<self>`/`sil` tokens are PLAIN/PUNCT by rule); and how many tokens restoring joins
+   there although Kestrel kept them apart.
+3. With `--augment N`, the same build with `--augment-sentences N`: its time and what it added.
 
-    python benchmarks/aligned_text.py --write-docs docs/results/aligned-text.md
+    python benchmarks/aligned_text.py --augment 2 --write-docs docs/results/aligned-text.md
 """
 
 from __future__ import annotations
@@ -59,10 +61,10 @@ def restored_sentences(out: Path) -> tuple[int, int]:
     return sum(any(" " in t for t in tokens) for tokens in original), len(original)
 
 
-def agreement(path: Path) -> tuple[Counter, Counter]:
+def agreement(path: Path) -> tuple[Counter, Counter, tuple[int, int]]:
     """(per gold class: tokens, per gold class: tokens whose inferred class agrees) over non-trivial tokens of a
     TSV with gold classes, its class column stripped and the classes inferred again (no restoring: Kestrel's
-    tokens)."""
+    tokens); and (tokens restoring would join although Kestrel kept them apart, Kestrel's multi-word tokens)."""
     from tnforge.class_inference import ClassInference
     from tnforge.generators.grammar_classes import GrammarClasses
     from tnforge.readers import read_corpus_file
@@ -81,7 +83,9 @@ def agreement(path: Path) -> tuple[Counter, Counter]:
             for line in source:
                 target.write(line.split("\t", 1)[1] if line.count("\t") == 2 and not line.startswith("<eos>") else line)
         inferred = tokens(str(stripped), flavour="aligned", infer=ClassInference(GrammarClasses(), restore=False))
+        restored = tokens(str(stripped), flavour="aligned", infer=ClassInference(GrammarClasses()))
     gold = tokens(str(path))
+    multi_word = sum(" " in before.strip() for _, before, _ in gold)
     total, agree = Counter(), Counter()
     for (cls, before, after), (guess, before2, _) in zip(gold, inferred, strict=True):
         assert before == before2
@@ -89,19 +93,22 @@ def agreement(path: Path) -> tuple[Counter, Counter]:
             continue
         total[cls] += 1
         agree[cls] += cls == guess
-    return total, agree
+    return total, agree, (len(gold) - len(restored), multi_word)
 
 
-def agreement_table(name: str, total: Counter, agree: Counter) -> list[str]:
+def agreement_table(name: str, total: Counter, agree: Counter, joins: tuple[int, int]) -> list[str]:
     all_total, all_agree = sum(total.values()), sum(agree.values())
     lines = [f"**{name}**: {all_agree:,} of {all_total:,} non-trivial tokens agree "
-             f"({all_agree / all_total:.2%}).", "", "| gold class | tokens | inferred the same |", "|---|---|---|"]
+             f"({all_agree / all_total:.2%}). With restoring on, {joins[0]:,} of its tokens would be folded into "
+             f"the token before them although Kestrel kept them apart (it has {joins[1]:,} multi-word tokens).",
+             "", "| gold class | tokens | inferred the same |", "|---|---|---|"]
     lines += [f"| {cls} | {n:,} | {agree[cls] / n:.1%} |" for cls, n in total.most_common()]
     return [*lines, ""]
 
 
 def report(manifest: dict, seconds: float, peak_mb: float, restored: tuple[int, int],
-           agreements: list[tuple[str, Counter, Counter]]) -> str:
+           agreements: list[tuple[str, Counter, Counter, tuple[int, int]]],
+           augmented: tuple[dict, float] | None = None) -> str:
     section = manifest["class_inference"]
     tokens: Counter = Counter()
     for split in manifest["splits"].values():
@@ -142,14 +149,19 @@ def report(manifest: dict, seconds: float, peak_mb: float, restored: tuple[int, 
         "token (no restoring: these files already have Kestrel's tokens).",
         "",
     ]
-    for name, total_by_class, agree in agreements:
-        lines += agreement_table(name, total_by_class, agree)
-    augmented = manifest.get("augmentation")
+    for name, total_by_class, agree, joins in agreements:
+        lines += agreement_table(name, total_by_class, agree, joins)
     if augmented:
+        aug, aug_seconds = augmented
+        section = aug["augmentation"]
+        train = manifest["datasets"]["sentences"]["train"]
         lines += ["## Sentence augmentation", "",
-                  f"With `--augment-sentences {augmented['copies']}`: {augmented['sentences']:,} augmented train "
-                  f"sentences, {augmented['examples']:,} augmented examples, {augmented['substituted']:,} tokens "
-                  f"substituted.", ""]
+                  f"The same build with `--augment-sentences {section['copies']}`: **{aug_seconds:.1f} s** (in the same "
+                  "process, the covering grammar already loaded); "
+                  f"{section['sentences']:,} augmented sentences added to the {train:,} train sentences, "
+                  f"{section['substituted']:,} tokens substituted, {section['dropped_as_held_out']:,} copies left out "
+                  "as they read like a dev or test sentence; substitutes per class: " +
+                  ", ".join(f"{c} {n:,}" for c, n in section["substitutes_per_class"].items()) + ".", ""]
     return "\n".join(lines)
 
 
@@ -161,11 +173,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         out = Path(args.keep or folder) / "proteno"
-        manifest, seconds, peak = build_proteno(out, args.augment)
+        manifest, seconds, peak = build_proteno(out, 0)
         restored = restored_sentences(out)
+        augmented = None
+        if args.augment:
+            aug_manifest, aug_seconds, _ = build_proteno(Path(args.keep or folder) / "proteno_augmented", args.augment)
+            augmented = (aug_manifest, aug_seconds)
     agreements = [(f"shared sample `{EN_SAMPLE.name}`", *agreement(EN_SAMPLE)),
                   ("bundled sample `tnforge/data/sample.tsv`", *agreement(Path(str(resources.files("tnforge") / "data" / "sample.tsv"))))]
-    text = report(manifest, seconds, peak, restored, agreements)
+    text = report(manifest, seconds, peak, restored, agreements, augmented)
     print(text)
     if args.write_docs:
         Path(args.write_docs).write_text(text + "\n", encoding="utf-8")
