@@ -203,3 +203,19 @@ def test_proteno_builds_are_deterministic(head_build, proteno_head, tmp_path):
                 for f in dataset_files(str(root), name)}
 
     assert digests(out) == digests(again) and len(digests(out)) >= 10
+
+
+def test_the_build_summary_says_classes_are_inferred_and_names_rejects(tmp_path):
+    from click.testing import CliRunner
+
+    from tnforge.cli import cli
+
+    path = tmp_path / "aligned.tsv"
+    units = "one two three four five six seven eight nine".split()
+    good = "".join(f"In\t<self>\n{1990 + i}\tnineteen ninety {units[i - 1]}\n.\tsil\n<eos>\t<eos>\n" for i in range(1, 10))
+    path.write_text(good + "The\t<self>\nPLAIN\tcat\t<self>\n<eos>\t<eos>\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["build", str(path), "--out", str(tmp_path / "ds"), "--input-format", "aligned"])
+    assert result.exit_code == 0, result.output
+    assert "classes INFERRED (aligned text without classes: aligned.tsv)" in result.output
+    assert "rejects: in_rejected_sentence 1, wrong_field_count 1" in result.output
+    assert "[reconciles]" in result.output
