@@ -219,3 +219,14 @@ def test_the_build_summary_says_classes_are_inferred_and_names_rejects(tmp_path)
     assert "classes INFERRED (aligned text without classes: aligned.tsv)" in result.output
     assert "rejects: in_rejected_sentence 1, wrong_field_count 1" in result.output
     assert "[reconciles]" in result.output
+
+
+def test_validation_passes_and_says_the_classes_are_inferred(head_build):
+    pytest.importorskip("great_expectations")
+    from tnforge.validation import validate_directory
+
+    out, _ = head_build
+    report = validate_directory(str(out), render_docs=False)
+    assert report.success, report.format_table()
+    assert any(note.startswith("classes are INFERRED, not gold (aligned text: proteno_head.tsv)")
+               for note in report.notes)
