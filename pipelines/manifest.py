@@ -120,7 +120,7 @@ def class_inference(files: list[dict]) -> dict | None:
     return {
         "inferred": True,
         "sources": [f["source"] for f in aligned],
-        "licensed_by": sorted({f.get("class_grammar", "") for f in aligned}),
+        "licensed_by": sorted({f["class_grammar"] for f in aligned if f.get("class_grammar")}),
         "tokens": counts.get("self", 0) + counts.get("sil", 0) + decided,
         "trivial": {"self": counts.get("self", 0), "sil": counts.get("sil", 0)},
         "grammar": counts.get("grammar", 0),
@@ -147,7 +147,7 @@ def inference_lines(section: dict) -> list[str]:
         f"{section['grammar']:,} by the covering grammar, {section['fallback']:,} by shape rules "
         f"({section['fallback_share']:.2%}: {fallback})",
         f"  multi-word tokens restored: {section['restored']:,} from {section['restored'] + section['restored_lines']:,} "
-        f"lines ({restored}); licensed by: {'; '.join(section['licensed_by'])}",
+        f"lines ({restored}); licensed by: {'; '.join(section['licensed_by']) or 'nothing (no token to judge)'}",
     ]
 
 

@@ -172,7 +172,8 @@ class ClassInference:
             else:
                 counts["grammar"] += 1
             classes[i] = cls
-        report.class_grammar = getattr(self.licensed, "note", "") if self.licensed else "shape rules only"
+        note = getattr(self.licensed, "note", "") if self.licensed else "shape rules only"
+        report.class_grammar = note or report.class_grammar  # "" until a token needed the grammar
         trivial = np.asarray(a, dtype=object)[keep]
         counts["self"] += int((trivial == SELF).sum())
         counts["sil"] += int((trivial == SIL).sum())
