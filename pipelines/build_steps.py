@@ -122,7 +122,8 @@ def parse_file(source: InputFile, cache: str, config: BuildConfig, index: int = 
         stats.pool = SubstitutionPool(seed=config.seed)
     with write_atomically(cache) as handle, pa.ipc.new_file(handle, CACHE_SCHEMA) as writer:
         for item in read_corpus_file(path, report, config.max_token_chars, digest, source.source,
-                                     flavour=config.input_format, infer=ClassInference(GrammarClasses())):
+                                     flavour=config.input_format,
+                                     infer=ClassInference(GrammarClasses(), restore=config.restore_tokens)):
             if isinstance(item, pa.Table):
                 yield item
                 continue

@@ -230,3 +230,14 @@ def test_validation_passes_and_says_the_classes_are_inferred(head_build):
     assert report.success, report.format_table()
     assert any(note.startswith("classes are INFERRED, not gold (aligned text: proteno_head.tsv)")
                for note in report.notes)
+
+
+def test_no_restore_tokens_keeps_the_files_tokens(proteno_head, tmp_path):
+    pytest.importorskip("pynini")
+    out = tmp_path / "kept"
+    manifest = run_build(BuildConfig(inputs=(str(proteno_head),), out=str(out), restore_tokens=False))
+    assert manifest["class_inference"]["restored"] == 0 and manifest["accounting"]["joined"] == 0
+    assert manifest["accounting"]["reconciles"]
+    tokens = read_dataset(str(out), "sentences", columns=["tokens"]).column("tokens").to_pylist()
+    lines = sum(len(s) for s in sentences_of(proteno_head.read_text(encoding="utf-8")))
+    assert sum(len(t) for t in tokens) == lines and not any(" " in token for s in tokens for token in s)

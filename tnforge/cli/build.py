@@ -49,6 +49,9 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
 @click.option("--input-format", type=click.Choice(FLAVOURS), default=B.input_format,
               help="Input flavour: auto (per file: Kaggle header → csv, 2 fields → aligned, else tsv), tsv "
                    "(CLASS, before, after), csv, aligned (before, after: classes inferred).")
+@click.option("--restore-tokens/--no-restore-tokens", default=B.restore_tokens,
+              help="Aligned text: join pieces split on spaces back into one token where the covering grammar "
+                   "licenses the joined reading (\"12\"/\"April\"/\"2015\" → one DATE).")
 @click.option("--max-token-chars", default=B.max_token_chars, type=click.IntRange(1),
               help="Reject tokens longer than this.")
 @click.option("--workers", default=None, type=click.IntRange(1),
