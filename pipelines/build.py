@@ -23,6 +23,7 @@ import pyarrow as pa
 from tnforge import schemas
 from tnforge.datasets import by_split, split_shards
 from tnforge.filesystems import join, open_binary, remove, remove_temporaries, write_atomically
+from tnforge.generators.augmentation import Augmentation, SubstitutionPool
 from tnforge.generators.sampling import SamplingPlan, TrainStats, make_plan
 from tnforge.manifest import SCRATCH
 from tnforge.pipelines.build_config import BuildConfig
@@ -52,7 +53,13 @@ class _MergeStats(beam.CombineFn):
 
     def create_accumulator(self) -> dict:
         return {"files": [], "train": TrainStats(), "splits": {s: SplitCounts() for s in schemas.SPLITS},
-                "excluded": 0}
+                "excluded": 0, "pool": None, "held_out": set()}
+
+    @staticmethod
+    def _add_augmentation(acc: dict, pool: SubstitutionPool | None, held_out: set[int]) -> None:
+        if pool is not None:
+            acc["pool"] = pool if acc["pool"] is None else acc["pool"].merge(pool)
+        acc["held_out"] |= held_out
 
     def add_input(self, acc: dict, stats: FileStats) -> dict:
         report = stats.report
@@ -61,11 +68,14 @@ class _MergeStats(beam.CombineFn):
             "flavour": report.flavour,
             "records": report.records, "sentences": report.sentences, "bom": report.bom,
             "crlf_lines": report.crlf_lines, "rejects": dict(report.rejects),
+            **({"class_inference": dict(sorted(report.inference.items())), "class_grammar": report.class_grammar}
+               if report.flavour == "aligned" else {}),
         })
         acc["train"].merge(stats.train, self._options)
         for split, counts in stats.splits.items():
             acc["splits"][split].merge(counts)
         acc["excluded"] += stats.excluded
+        self._add_augmentation(acc, stats.pool, stats.held_out)
         return acc
 
     def merge_accumulators(self, accumulators: Iterable[dict]) -> dict:
@@ -77,6 +87,7 @@ class _MergeStats(beam.CombineFn):
             for split, counts in acc["splits"].items():
                 merged["splits"][split].merge(counts)
             merged["excluded"] += acc["excluded"]
+            self._add_augmentation(merged, acc["pool"], acc["held_out"])
         return merged
 
     def extract_output(self, acc: dict) -> dict:
@@ -137,12 +148,12 @@ class _BuildFn(beam.DoFn):
         self._config = config
         self._total = total
 
-    def process(self, item: tuple[InputFile, str], plan: SamplingPlan):
+    def process(self, item: tuple[InputFile, str], plan: SamplingPlan, augmentation: Augmentation | None = None):
         source, cache = item
         start = time.monotonic()
         rows = 0
         pieces: dict[tuple[str, str], list[pa.Table]] = {}
-        for piece in build_file(source, cache, self._config, plan):
+        for piece in build_file(source, cache, self._config, plan, augmentation):
             if isinstance(piece, FileOutput):
                 pairs, piece.pairs = piece.pairs, None
                 yield beam.pvalue.TaggedOutput("counts", piece)
@@ -204,7 +215,15 @@ def _keyed_pairs(pairs: pa.Table, shards: int):
             yield (split, shard), chunk
 
 
-def _save_state(_, path: str, stats: dict, plan: SamplingPlan, counts: dict, written: list) -> None:
+def augmentation_plan(stats: dict, config: BuildConfig) -> Augmentation | None:
+    """What pass 2 needs to augment train sentences (None without --augment-sentences)."""
+    if not config.augment_sentences or stats["pool"] is None:
+        return None
+    return Augmentation(config.augment_sentences, config.seed, stats["pool"].choices(), frozenset(stats["held_out"]))
+
+
+def _save_state(_, path: str, stats: dict, plan: SamplingPlan, counts: dict, written: list,
+                augmentation: Augmentation | None = None) -> None:
     state = {
         "files": stats["files"],
         "excluded": stats["excluded"],
@@ -221,6 +240,7 @@ def _save_state(_, path: str, stats: dict, plan: SamplingPlan, counts: dict, wri
             "copy_budget": plan.copy_budget,
         },
         "written": sorted(list(w) for w in written),
+        "substitutes": {cls: len(pool) for cls, pool in augmentation.substitutes.items()} if augmentation else {},
     }
     with write_atomically(path) as handle:
         handle.write(json.dumps(state).encode())
@@ -235,6 +255,9 @@ def _split_json(counts: SplitCounts) -> dict:
         "sampled_out": counts.sampled_out,
         "copies": counts.copies,
         "sentences": counts.sentences,
+        "augmented_sentences": counts.augmented_sentences,
+        "substituted": counts.substituted,
+        "augmented_dropped": counts.augmented_dropped,
     }
 
 
@@ -253,10 +276,12 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
     parsed = files_pc | "Parse" >> beam.ParDo(_ParseFn(config, total)).with_outputs("rejects", main="stats")
     stats = parsed.stats | "MergeStatistics" >> beam.CombineGlobally(_MergeStats(config))
     plan = stats | "Plan" >> beam.Map(lambda s: make_plan(s["train"], config.sampling))
+    augmentation = stats | "Augmentation" >> beam.Map(augmentation_plan, config)
     caches = (parsed.stats | "Caches" >> beam.Map(lambda s: (InputFile(s.path, s.size, s.source, s.key_name), s.cache))
               | "SpreadCaches" >> beam.Reshuffle())
     built = caches | "BuildExamples" >> beam.ParDo(
-        _BuildFn(config, total), plan=beam.pvalue.AsSingleton(plan)
+        _BuildFn(config, total), plan=beam.pvalue.AsSingleton(plan),
+        augmentation=beam.pvalue.AsSingleton(augmentation),
     ).with_outputs("counts", "pairs", main="tables")
     pairs = built.pairs | "CountPairs" >> CountPairs(shards)
     layout = {"examples": shards, "sentences": shards, "positive_pairs": shards, "rejects": 1}
@@ -266,7 +291,8 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
     state_path = join(scratch, STATE_FILE)
     _ = (pipeline | "Finish" >> beam.Create([None]) | "SaveState" >> beam.Map(
         _save_state, state_path, stats=beam.pvalue.AsSingleton(stats), plan=beam.pvalue.AsSingleton(plan),
-        counts=beam.pvalue.AsSingleton(counts), written=beam.pvalue.AsList(written)))
+        counts=beam.pvalue.AsSingleton(counts), written=beam.pvalue.AsList(written),
+        augmentation=beam.pvalue.AsSingleton(augmentation)))
     result = None
     try:
         with quiet_worker_errors():

@@ -18,7 +18,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tnforge import schemas
+from tnforge.class_inference import ClassInference
 from tnforge.filesystems import open_arrow_file, write_atomically
+from tnforge.generators.augmentation import Augmentation, SubstitutionPool, augment
+from tnforge.generators.grammar_classes import GrammarClasses
 from tnforge.generators.sampling import SamplingPlan, TrainStats, sample_hashes, upsample_group
 from tnforge.hashing import key64, stable_hash64
 from tnforge.pipelines.build_config import BuildConfig
@@ -47,6 +50,9 @@ class SplitCounts:
     sampled_out: int = 0
     copies: int = 0
     sentences: int = 0
+    augmented_sentences: int = 0  # --augment-sentences: substituted copies written (train only)
+    substituted: int = 0  # tokens substituted in them
+    augmented_dropped: int = 0  # copies that read like a dev or test sentence, left out
 
     def merge(self, other: SplitCounts) -> SplitCounts:
         self.tokens.update(other.tokens)
@@ -56,6 +62,9 @@ class SplitCounts:
         self.sampled_out += other.sampled_out
         self.copies += other.copies
         self.sentences += other.sentences
+        self.augmented_sentences += other.augmented_sentences
+        self.substituted += other.substituted
+        self.augmented_dropped += other.augmented_dropped
         return self
 
 
@@ -74,6 +83,8 @@ class FileStats:
     splits: dict[str, SplitCounts] = field(default_factory=lambda: {s: SplitCounts() for s in schemas.SPLITS})
     excluded: int = 0
     train: TrainStats = field(default_factory=TrainStats)
+    pool: SubstitutionPool | None = None  # --augment-sentences: this file's substitutes
+    held_out: set[int] = field(default_factory=set)  # --augment-sentences: dev/test sentence text hashes
 
 
 def _value_counts(values: pa.Array) -> Counter:
@@ -107,8 +118,12 @@ def parse_file(source: InputFile, cache: str, config: BuildConfig, index: int = 
     base = stable_hash64(source.key_name)
     options = config.sampling
     file_split = config.split_rule.file_split(path) if config.split == "standard" else None
+    if config.augment_sentences:
+        stats.pool = SubstitutionPool(seed=config.seed)
     with write_atomically(cache) as handle, pa.ipc.new_file(handle, CACHE_SCHEMA) as writer:
-        for item in read_corpus_file(path, report, config.max_token_chars, digest, source.source):
+        for item in read_corpus_file(path, report, config.max_token_chars, digest, source.source,
+                                     flavour=config.input_format,
+                                     infer=ClassInference(GrammarClasses(), restore=config.restore_tokens)):
             if isinstance(item, pa.Table):
                 yield item
                 continue
@@ -135,6 +150,11 @@ def parse_file(source: InputFile, cache: str, config: BuildConfig, index: int = 
                 counts.tokens.update(_value_counts(item.classes.filter(pa.array(mask))))
                 counts.trivial_tokens += int((mask & trivial).sum())
             train = codes == SPLIT_CODES["train"]
+            if stats.pool is not None:
+                held_out = np.isin(sentence_codes, [SPLIT_CODES["dev"], SPLIT_CODES["test"]])
+                stats.held_out.update(np.asarray(hashes, dtype=np.uint64)[held_out].tolist())
+                chosen = pa.array(train & ~trivial)
+                stats.pool.add(item.classes.filter(chosen), item.befores.filter(chosen), item.afters.filter(chosen))
             if not train.any():
                 continue
             u = sample_hashes(_keys(base, sentence_ids, token_index), config.seed)
@@ -188,9 +208,11 @@ def windows(befores: pa.Array, sentence_ids: np.ndarray, chosen: np.ndarray, wid
 
 
 def build_file(
-    input_file: InputFile, cache: str, config: BuildConfig, plan: SamplingPlan
+    input_file: InputFile, cache: str, config: BuildConfig, plan: SamplingPlan,
+    augmentation: Augmentation | None = None,
 ) -> Iterator[tuple[tuple[str, str], pa.Table] | FileOutput]:
-    """Pass 2: yield non-empty ((dataset, split), table) pieces, then the file's FileOutput."""
+    """Pass 2: yield non-empty ((dataset, split), table) pieces, then the file's FileOutput. With
+    `augmentation`, the train split's sentences also get their augmented copies (sentences only)."""
     source = input_file.source
     base = stable_hash64(input_file.key_name)
     output = FileOutput()
@@ -248,6 +270,9 @@ def build_file(
             sentences = _sentence_table(batch, in_split, name, base, source)
             if sentences.num_rows:
                 yield ("sentences", name), sentences
+            if name == "train" and augmentation is not None and augmentation.copies:
+                yield from _augmented(batch.filter(pa.array(in_split)), trivial[in_split], input_file,
+                                      augmentation, counts)
         pairs_mask = pa.array(~trivial & (codes != SPLIT_CODES[EXCLUDED]))
         pair_tables.append(pa.table({
             "split": pa.array(np.asarray(SPLIT_NAMES, dtype=object)[codes], pa.string()).filter(pairs_mask),
@@ -257,6 +282,20 @@ def build_file(
     if pair_tables:
         output.pairs = count_pairs(pa.concat_tables(pair_tables))
     yield output
+
+
+def _augmented(tokens: pa.RecordBatch, trivial: np.ndarray, input_file: InputFile, augmentation: Augmentation,
+               counts: SplitCounts) -> Iterator[tuple[tuple[str, str], pa.Table]]:
+    """The augmented copies of a batch's train sentences as sentences pieces, counted in `counts`."""
+    for copy in augment(tokens, input_file.key_name, input_file.source, augmentation, trivial):
+        counts.augmented_dropped += copy.dropped
+        if not copy.tokens.num_rows:
+            continue
+        table = _sentence_table(copy.tokens, np.ones(copy.tokens.num_rows, dtype=bool), "train", copy.base,
+                                copy.source)
+        counts.augmented_sentences += table.num_rows
+        counts.substituted += copy.substituted
+        yield ("sentences", "train"), table
 
 
 def count_pairs(table: pa.Table) -> pa.Table:

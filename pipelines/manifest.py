@@ -37,6 +37,8 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
     kept = sum(sum(s["examples"].values()) - s["copies"] for s in splits.values())
     sampled_out = sum(s["sampled_out"] for s in splits.values())
     rejected = sum(n for reason, n in rejects.items() if reason not in FILE_LEVEL_REASONS)
+    inference = class_inference(state["files"])
+    joined = inference["restored_lines"] if inference else 0
     accounting = {
         "input_records": records,
         "kept": kept,
@@ -45,7 +47,9 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
         "rejected": rejected,
         "copies_added": sum(s["copies"] for s in splits.values()),
     }
-    accounting["reconciles"] = records == kept + sampled_out + state["excluded"] + rejected
+    if inference:
+        accounting["joined"] = joined  # aligned text's split pieces joined into the token before them
+    accounting["reconciles"] = records == kept + sampled_out + state["excluded"] + rejected + joined
     plan = state["plan"]
     measure_units = {k.split(":", 1)[1]: v for k, v in plan["upsampled"].items() if k.startswith("measure:")}
     datasets: dict[str, dict | int] = {}
@@ -79,6 +83,18 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
         "rejects_by_reason": dict(sorted(rejects.items())),
         "datasets": datasets,
     }
+    if inference:
+        manifest["class_inference"] = inference
+    if config.augment_sentences:
+        train = state["examples"]["train"]
+        manifest["augmentation"] = {
+            "copies": config.augment_sentences,
+            "sentences": train.get("augmented_sentences", 0),
+            "substituted": train.get("substituted", 0),
+            "dropped_as_held_out": train.get("augmented_dropped", 0),
+            "substitutes_per_class": state.get("substitutes", {}),
+            "marked_by": "source SOURCE#augment-N (sentences dataset, train split only)",
+        }
     if config.split == "standard":
         manifest["standard_split"] = {
             "test_source": "output-00099-of-00100",
@@ -88,6 +104,51 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
                                        for f in state["files"]),
         }
     return mark_complete(manifest)
+
+
+def class_inference(files: list[dict]) -> dict | None:
+    """The manifest's `class_inference` section: the aligned-text inputs whose classes were inferred, and how
+    (summed `tnforge.class_inference` counts); None when no input was aligned text."""
+    aligned = [f for f in files if f.get("flavour") == "aligned"]
+    if not aligned:
+        return None
+    counts: dict[str, int] = {}
+    for entry in aligned:
+        for key, n in (entry.get("class_inference") or {}).items():
+            counts[key] = counts.get(key, 0) + n
+    decided = counts.get("grammar", 0) + counts.get("fallback", 0)
+    return {
+        "inferred": True,
+        "sources": [f["source"] for f in aligned],
+        "licensed_by": sorted({f["class_grammar"] for f in aligned if f.get("class_grammar")}),
+        "tokens": counts.get("self", 0) + counts.get("sil", 0) + decided,
+        "trivial": {"self": counts.get("self", 0), "sil": counts.get("sil", 0)},
+        "grammar": counts.get("grammar", 0),
+        "fallback": counts.get("fallback", 0),
+        "fallback_share": round(counts.get("fallback", 0) / decided, 6) if decided else 0.0,
+        "fallback_by_class": _prefixed(counts, "fallback:"),
+        "restored": counts.get("restored", 0),
+        "restored_lines": counts.get("restored_lines", 0),
+        "restored_by_class": _prefixed(counts, "restored:"),
+    }
+
+
+def _prefixed(counts: dict[str, int], prefix: str) -> dict[str, int]:
+    return {k[len(prefix):]: n for k, n in sorted(counts.items()) if k.startswith(prefix)}
+
+
+def inference_lines(section: dict) -> list[str]:
+    """The summary's lines on inferred classes (aligned text)."""
+    fallback = ", ".join(f"{c} {n:,}" for c, n in section["fallback_by_class"].items()) or "none"
+    restored = ", ".join(f"{c} {n:,}" for c, n in section["restored_by_class"].items()) or "none"
+    return [
+        f"classes INFERRED (aligned text without classes: {', '.join(section['sources'])}): "
+        f"{section['trivial']['self']:,} <self> → PLAIN/PUNCT, {section['trivial']['sil']:,} sil → PUNCT, "
+        f"{section['grammar']:,} by the covering grammar, {section['fallback']:,} by shape rules "
+        f"({section['fallback_share']:.2%}: {fallback})",
+        f"  multi-word tokens restored: {section['restored']:,} from {section['restored'] + section['restored_lines']:,} "
+        f"lines ({restored}); licensed by: {'; '.join(section['licensed_by']) or 'nothing (no token to judge)'}",
+    ]
 
 
 def summary_table(manifest: dict) -> str:
@@ -122,10 +183,19 @@ def summary_table(manifest: dict) -> str:
     big = sampling["big_cardinals"]
     if big.get("tokens"):
         lines.append(f"  CARDINAL ≥ {manifest['config']['cardinal_min_value']:,}: {upsampling_line(big, budget)}")
+    if manifest.get("class_inference"):
+        lines += inference_lines(manifest["class_inference"])
+    augmented = manifest.get("augmentation")
+    if augmented:
+        lines.append(
+            f"augmented train sentences (--augment-sentences {augmented['copies']}): {augmented['sentences']:,} "
+            f"written ({augmented['substituted']:,} tokens substituted; {augmented['dropped_as_held_out']:,} left out "
+            f"as they read like a dev/test sentence); sentences only, source SOURCE#augment-N")
     acc = manifest["accounting"]
+    joined = f" + joined {acc['joined']:,}" if "joined" in acc else ""
     lines.append(
         f"records {acc['input_records']:,} = kept {acc['kept']:,} + sampled out {acc['sampled_out']:,} + "
-        f"excluded {acc['excluded']:,} + rejected {acc['rejected']:,}  "
+        f"excluded {acc['excluded']:,} + rejected {acc['rejected']:,}{joined}  "
         f"[{'reconciles' if acc['reconciles'] else 'DOES NOT RECONCILE'}]"
     )
     if manifest["rejects_by_reason"]:

@@ -1,7 +1,9 @@
-"""Corpus readers: Google TSV shards and Kaggle CSV files of either flavour, mapped to one columnar form.
+"""Corpus readers: Google TSV shards, Kaggle CSV files and aligned text without classes, mapped to one
+columnar form.
 
-`read_corpus_file` detects the flavour and yields `TokenBlock`s (whole sentences) and reject tables; see
-`tnforge.tsv_reader`, `tnforge.csv_reader` and `tnforge.token_blocks`.
+`read_corpus_file` detects the flavour (or takes the one given) and yields `TokenBlock`s (whole sentences)
+and reject tables; see `tnforge.tsv_reader`, `tnforge.csv_reader`, `tnforge.token_blocks`, and
+`tnforge.class_inference` for the classes of aligned text.
 """
 
 from __future__ import annotations
@@ -15,22 +17,33 @@ from collections.abc import Iterator
 import numpy as np
 import pyarrow as pa
 
+from tnforge.class_inference import ClassInference
 from tnforge.csv_reader import read_csv
 from tnforge.errors import InputError
 from tnforge.filesystems import open_binary
 from tnforge.sources import source_name
 from tnforge.token_blocks import BOM, FileReport, TokenBlock, reject_table
-from tnforge.tsv_reader import read_tsv
+from tnforge.tsv_reader import FIELDS, read_aligned, read_tsv
 
 #: Bytes at the start of a file that decide whether it is text at all.
 TEXT_HEAD = 4096
+#: The input flavours (`--input-format`; "auto" detects each file's).
+FLAVOURS = ("auto", "tsv", "csv", "aligned")
+_READERS = {"tsv": read_tsv, "csv": read_csv, "aligned": read_aligned}
 
 
 def detect_flavour(head: bytes) -> str:
-    """'csv' when the first line is the Kaggle header, else 'tsv'."""
+    """'csv' when the first line is the Kaggle header; 'aligned' when most token lines of the head have two
+    tab-separated fields (`before<TAB>after`), else 'tsv' (`CLASS<TAB>before<TAB>after`)."""
     first = head[len(BOM):] if head.startswith(BOM) else head
-    first = first.split(b"\n", 1)[0].strip().replace(b'"', b"")
-    return "csv" if first.startswith(b"sentence_id,token_id") else "tsv"
+    lines = first.split(b"\n")
+    if lines[0].strip().replace(b'"', b"").startswith(b"sentence_id,token_id"):
+        return "csv"
+    complete = lines[:-1] if len(lines) > 1 else lines
+    fields = [line.rstrip(b"\r").count(b"\t") + 1 for line in complete
+              if line.strip() and not line.startswith(b"<eos>")]
+    two = sum(n == FIELDS["aligned"] for n in fields)
+    return "aligned" if fields and two * 2 > len(fields) else "tsv"
 
 
 class _Digesting(io.RawIOBase):
@@ -76,14 +89,18 @@ def _read_error(path: str, error: Exception) -> InputError:
 
 
 def read_corpus_file(
-    path: str, report: FileReport | None = None, max_chars: int = 4096, digest=None, source: str | None = None
+    path: str, report: FileReport | None = None, max_chars: int = 4096, digest=None, source: str | None = None,
+    flavour: str = "auto", infer: ClassInference | None = None,
 ) -> Iterator[TokenBlock | pa.Table]:
-    """TokenBlocks (whole sentences) and reject tables of one corpus file of either flavour.
+    """TokenBlocks (whole sentences) and reject tables of one corpus file of any flavour.
 
-    The flavour is detected from the first line. A file that is not text is rejected whole (`not_text`),
-    one without any token line too (`no_tokens`; an empty one: `empty_file`). `source` names the file in
-    rows (default: its file name). With `digest` (a hashlib object), every byte of the (decompressed)
-    content is fed to it. A corrupt or truncated compressed file, or a read error, raises InputError.
+    The flavour is detected from the file's head (`detect_flavour`) unless given. Aligned text gets its
+    classes from `infer` (default: `ClassInference` by shape rules alone; the build passes one with the
+    covering grammar), counted in `report.inference`. A file that is not text is rejected whole
+    (`not_text`), one without any token line too (`no_tokens`; an empty one: `empty_file`). `source` names
+    the file in rows (default: its file name). With `digest` (a hashlib object), every byte of the
+    (decompressed) content is fed to it. A corrupt or truncated compressed file, or a read error, raises
+    InputError.
     """
     report = report if report is not None else FileReport(path)
     source = source if source is not None else source_name(path)
@@ -97,9 +114,12 @@ def read_corpus_file(
                     pass
                 yield _file_reject(report, source, "not_text")
                 return
-            report.flavour = detect_flavour(head)
-            reader = read_csv if report.flavour == "csv" else read_tsv
-            for item in reader(handle, source, report, max_chars):
+            report.flavour = detect_flavour(head) if flavour == "auto" else flavour
+            if report.flavour == "aligned" and infer is None:
+                infer = ClassInference()
+            for item in _READERS[report.flavour](handle, source, report, max_chars):
+                if isinstance(item, TokenBlock) and report.flavour == "aligned":
+                    item = infer(item, report)
                 if item is not None:
                     yield item
     except (EOFError, OSError, zlib.error) as error:

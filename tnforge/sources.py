@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 _STANDARD_SHARD = re.compile(r"^output-(\d{5})-of-(\d{5})$")
+#: What marks the source of an augmented sentence (`tnforge build --augment-sentences`): `SOURCE#augment-N`.
+AUGMENT_MARK = "#augment-"
 _COMPRESSION = (".gz", ".bz2")
 _FORMATS = (".tsv", ".csv", ".txt")
 
@@ -33,6 +35,16 @@ def source_name(path: str) -> str:
 def source_stem(path: str) -> str:
     """The source name without a .tsv/.csv/.txt extension: a single input's identity in keys."""
     return _strip(source_name(path), _FORMATS)
+
+
+def augmented_source(source: str, copy: int) -> str:
+    """The `source` of augmented copy number `copy` (1..N) of a file's sentences."""
+    return f"{source}{AUGMENT_MARK}{copy}"
+
+
+def is_augmented(source: str) -> bool:
+    """Whether a row's `source` marks an augmented sentence (count them, or filter them out, by this)."""
+    return AUGMENT_MARK in source
 
 
 def standard_shard_index(path: str) -> int | None:

@@ -68,6 +68,8 @@ class FileReport:
     bom: bool = False
     crlf_lines: int = 0
     rejects: Counter = field(default_factory=Counter)
+    inference: Counter = field(default_factory=Counter)  # aligned text: how classes were inferred (class_inference)
+    class_grammar: str = ""  # aligned text: what licensed the inferred classes (grammar identity, or why none)
 
 
 def reject_table(source: str, lines: np.ndarray, reasons: list[str], raws: pa.Array | list[str]) -> pa.Table:
@@ -91,11 +93,15 @@ class SentenceAssembler:
         self.max_chars = max_chars
         self.next_sentence = 0
 
-    def check_tokens(self, classes: pa.Array, befores: pa.Array, afters: pa.Array, codes: np.ndarray) -> np.ndarray:
-        """Add the per-token reasons (empty/unknown class, empty fields, too long) to lines still good."""
-        checks = [
+    def check_tokens(self, classes: pa.Array | None, befores: pa.Array, afters: pa.Array,
+                     codes: np.ndarray) -> np.ndarray:
+        """Add the per-token reasons (empty/unknown class, empty fields, too long) to lines still good; no class
+        checks when `classes` is None (aligned text: classes are inferred later)."""
+        checks = [] if classes is None else [
             ("empty_class", pc.equal(classes, "")),
             ("unknown_class", pc.invert(pc.is_in(classes, value_set=CLASS_NAMES))),
+        ]
+        checks += [
             ("empty_before", pc.equal(befores, "")),
             ("empty_after", pc.equal(afters, "")),
             ("token_too_long", pc.or_(pc.greater(pc.utf8_length(befores), self.max_chars),

@@ -162,6 +162,8 @@ def _validate(root: str, docs_dir: str | os.PathLike | None, only: Iterable[str]
     stored = _finish(report, engine, plan, partial, present, checked, "manifest" in wanted)
     if manifest is None:
         report.notes.append("no manifest.json: manifest reconciliation and build targets not checked")
+    else:
+        report.notes.extend(build_notes(manifest))
     report.timings["final"] = time.perf_counter() - clock
     report.seconds = time.perf_counter() - started
     for frame_name, result in stored.items():
@@ -176,6 +178,22 @@ def _validate(root: str, docs_dir: str | os.PathLike | None, only: Iterable[str]
     write_bytes(join(str(results_dir), "summary.json"),
                 json.dumps(report.to_dict(), indent=2, ensure_ascii=False).encode("utf-8"))
     return report
+
+
+def build_notes(manifest: dict) -> list[str]:
+    """What a reader of the results must know about how the build made its rows: inferred classes (aligned
+    text), augmented train sentences."""
+    notes = []
+    inference = manifest.get("class_inference")
+    if inference:
+        notes.append(f"classes are INFERRED, not gold (aligned text: {', '.join(inference['sources'])}): "
+                     f"{inference['grammar']:,} tokens by the covering grammar, {inference['fallback']:,} by shape "
+                     "rules; per-class checks test the inferred classes")
+    augmented = manifest.get("augmentation")
+    if augmented:
+        notes.append(f"the train sentences include {augmented['sentences']:,} augmented copies "
+                     "(source SOURCE#augment-N)")
+    return notes
 
 
 def _run_here(engine: Engine, plan: Plan, units: list[Unit], quiet: bool) -> Partial:

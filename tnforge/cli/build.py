@@ -9,6 +9,7 @@ import click
 from tnforge.cli import common
 from tnforge.pipelines.build_config import BuildConfig, bundled_sample, parse_split_ratios
 from tnforge.pipelines.negatives_config import NegativesConfig, parse_kinds
+from tnforge.readers import FLAVOURS
 from tnforge.schemas.negative_kinds import KINDS
 from tnforge.splits import SPLIT_MODES
 
@@ -42,6 +43,15 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
               help="Seed of the stable hashes behind splits and sampling.")
 @click.option("--shards", default=B.shards, type=click.IntRange(0),
               help="Parquet shards per split (0: from input size).")
+@click.option("--augment-sentences", default=B.augment_sentences, type=click.IntRange(0), metavar="N",
+              help="Add N copies of each train sentence, its non-trivial tokens replaced by train tokens of the "
+                   "same class with their readings (sentences dataset only; source SOURCE#augment-N).")
+@click.option("--input-format", type=click.Choice(FLAVOURS), default=B.input_format,
+              help="Input flavour: auto (per file: Kaggle header → csv, 2 fields → aligned, else tsv), tsv "
+                   "(CLASS, before, after), csv, aligned (before, after: classes inferred).")
+@click.option("--restore-tokens/--no-restore-tokens", default=B.restore_tokens,
+              help="Aligned text: join pieces split on spaces back into one token where the covering grammar "
+                   "licenses the joined reading (\"12\"/\"April\"/\"2015\" → one DATE).")
 @click.option("--max-token-chars", default=B.max_token_chars, type=click.IntRange(1),
               help="Reject tokens longer than this.")
 @click.option("--workers", default=None, type=click.IntRange(1),
@@ -61,7 +71,7 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
 def build(ctx: click.Context, inputs: tuple[str, ...], workers: int | None, overwrite: bool, validate: bool,
           negatives: tuple[str, ...], ratio: float | None, topk_from: str | None, grammar: bool | None,
           **options: Any) -> None:
-    """Build a dataset directory from corpus files (Google TSV or Kaggle CSV; globs, .gz, gs://).
+    """Build a dataset directory from corpus files (Google TSV, Kaggle CSV or aligned text; globs, .gz, gs://).
 
     Without INPUT, builds the bundled sample corpus. Arguments after `--` go to Beam, e.g. to run on
     Dataflow:
@@ -75,6 +85,7 @@ def build(ctx: click.Context, inputs: tuple[str, ...], workers: int | None, over
       tnforge build --out out/sample
       tnforge build data/output-000*-of-00100 --out out/en --workers 2
       tnforge build train.csv --out out/kaggle --split-ratios 0.8,0.1,0.1 --trivial-fraction 0.2
+      tnforge build ../shared/data/proteno_en/train.tsv --out out/proteno   # aligned text: classes inferred
     """
     from tnforge.pipelines.build_job import build_dataset
 
