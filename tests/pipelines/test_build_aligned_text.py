@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from conftest import SHARED_DATA
 
+from tests.support.paths import SHARED_DATA
 from tnforge.class_inference import ClassInference, fallback_class
 from tnforge.datasets import dataset_files, read_dataset
 from tnforge.pipelines.build_config import BuildConfig
