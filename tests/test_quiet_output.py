@@ -96,3 +96,40 @@ def test_unreachable_storage_is_one_line_before_any_retry() -> None:
     assert result.returncode == 1 and lines == [
         f"Error: input gs://tnforge-test/en/output-*: not reachable (cannot connect to 127.0.0.1:"
         f"{refused.rsplit(':', 1)[1]}: Connection refused); check the network connection (or STORAGE_EMULATOR_HOST)"]
+
+
+def test_the_build_summary_folds_its_measure_units(bundled_build) -> None:
+    import json
+
+    from tnforge.pipelines.manifest import summary_table
+
+    manifest = json.loads((bundled_build / "manifest.json").read_text())
+    units = manifest["sampling"]["measure_units"]
+    lines = [line for line in summary_table(manifest).splitlines() if "MEASURE unit" in line]
+    assert len(units) > 6 and len(lines) == 6  # the five largest, then the fold
+    assert lines[-1] == f"  … and {len(units) - 5} more MEASURE units (all in manifest.json, sampling.measure_units)"
+    largest = sorted(units, key=lambda unit: (-units[unit]["examples"], unit))[:5]
+    assert [line.split("'")[1] for line in lines[:5]] == largest
+
+
+def test_folding_shows_a_single_hidden_line_instead_of_its_fold() -> None:
+    from tnforge.progress import folded
+
+    six = [f"  line {i}" for i in range(6)]
+    assert folded(six, "lines", "x") == six
+    assert folded([*six, "  line 6"], "lines", "x") == [*six[:5], "  … and 2 more lines (all in x)"]
+
+
+def test_every_package_directory_is_installed() -> None:
+    """A wheel or the Dataflow workers' package holds what pyproject lists: every package directory is listed."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    setup = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {folder: package for package, folder in setup["package-dir"].items()}
+    found = set()
+    for init in root.glob("*/**/__init__.py"):
+        parts = init.parent.relative_to(root).parts
+        if parts[0] in folders:
+            found.add(".".join([folders[parts[0]], *parts[1:]]))
+    assert found == set(setup["packages"])
