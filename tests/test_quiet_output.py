@@ -133,3 +133,17 @@ def test_every_package_directory_is_installed() -> None:
         if parts[0] in folders:
             found.add(".".join([folders[parts[0]], *parts[1:]]))
     assert found == set(setup["packages"])
+
+
+def test_the_reachability_check_dials_the_emulator_or_the_proxy_requests_go_through(monkeypatch) -> None:
+    from tnforge.reachability import GCS_ENDPOINT, gcs_endpoint
+
+    for name in ("STORAGE_EMULATOR_HOST", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert gcs_endpoint() == GCS_ENDPOINT
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    assert gcs_endpoint() == ("proxy.internal", 3128)
+    monkeypatch.setenv("NO_PROXY", "localhost,.googleapis.com")
+    assert gcs_endpoint() == GCS_ENDPOINT
+    monkeypatch.setenv("STORAGE_EMULATOR_HOST", "127.0.0.1:9023")
+    assert gcs_endpoint() == ("127.0.0.1", 9023)

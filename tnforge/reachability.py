@@ -16,13 +16,24 @@ GCS_ENDPOINT = ("storage.googleapis.com", 443)
 _checked: dict[tuple[str, int], str | None] = {}  # endpoint → None (reached) or why not
 
 
-def gcs_endpoint() -> tuple[str, int]:
-    """(host, port) that gs:// requests go to: the emulator named by STORAGE_EMULATOR_HOST, else Google's."""
-    emulator = os.environ.get("STORAGE_EMULATOR_HOST", "").strip()
-    if not emulator:
-        return GCS_ENDPOINT
-    parts = urlsplit(emulator if "://" in emulator else f"http://{emulator}")
+def _host_port(url: str) -> tuple[str, int]:
+    parts = urlsplit(url if "://" in url else f"http://{url}")
     return parts.hostname or "localhost", parts.port or (443 if parts.scheme == "https" else 80)
+
+
+def gcs_endpoint() -> tuple[str, int]:
+    """(host, port) that gs:// requests first connect to: the emulator named by STORAGE_EMULATOR_HOST, else the
+    HTTPS proxy the environment names (requests go through it), else Google's endpoint."""
+    emulator = os.environ.get("STORAGE_EMULATOR_HOST", "").strip()
+    if emulator:
+        return _host_port(emulator)
+    proxy = next((os.environ[name].strip() for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+                  if os.environ.get(name, "").strip()), "")
+    bypass = os.environ.get("NO_PROXY", os.environ.get("no_proxy", ""))
+    if proxy and not any(host.strip() and GCS_ENDPOINT[0].endswith(host.strip().lstrip("*"))
+                         for host in bypass.split(",")):
+        return _host_port(proxy)
+    return GCS_ENDPOINT
 
 
 def unreachable(path: str) -> str | None:
