@@ -5,6 +5,7 @@ exits non-zero and writes nothing (no output folder, the input untouched)."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -266,3 +267,15 @@ def test_a_bad_grammar_directory_is_one_line(tmp_path, command: str, bad_input: 
     path = make(tmp_path)
     code, lines = _refused(["grammar", command, str(path), "12"], path, tmp_path / "no-output")
     assert code == 1 and len(lines) == 1 and expected in lines[0], lines
+
+
+def test_resuming_from_a_damaged_checkpoint_is_one_line_and_changes_nothing(good, tmp_path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(good["s2s"], run)
+    whole = (run / "checkpoint.pt").read_bytes()
+    (run / "checkpoint.pt").write_bytes(whole[: len(whole) // 3])
+    data = good["s2s"].parent / "data"
+    code, lines = _refused(["train", "seq2seq", "--data", str(data), "--out", str(run), "--resume", "--epochs", "3",
+                            "--device", "cpu"], run, tmp_path / "no-output")
+    assert code == 1 and lines == [f"Error: {run / 'checkpoint.pt'}: not a readable tnforge checkpoint (damaged, or "
+                                   "holding more than tensors and plain values: RuntimeError)"]
