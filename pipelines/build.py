@@ -21,6 +21,7 @@ import apache_beam as beam
 import pyarrow as pa
 
 from tnforge import schemas
+from tnforge.collector import few_malloc_arenas, trimming
 from tnforge.datasets import by_split, split_shards
 from tnforge.filesystems import join, open_binary, remove, remove_temporaries, write_atomically
 from tnforge.generators.augmentation import Augmentation, SubstitutionPool
@@ -286,7 +287,7 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
     pairs = built.pairs | "CountPairs" >> CountPairs(shards)
     layout = {"examples": shards, "sentences": shards, "positive_pairs": shards, "rejects": 1}
     written = ((built.tables, parsed.rejects, pairs)
-               | "Write" >> WriteDataset(config.out, layout, scratch=join(scratch, "pieces")))
+               | "Write" >> WriteDataset(config.out, layout, scratch=join(scratch, "pieces"), release=True))
     counts = built.counts | "MergeCounts" >> beam.CombineGlobally(_MergeCounts())
     state_path = join(scratch, STATE_FILE)
     _ = (pipeline | "Finish" >> beam.Create([None]) | "SaveState" >> beam.Map(
@@ -295,7 +296,7 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
         augmentation=beam.pvalue.AsSingleton(augmentation)))
     result = None
     try:
-        with quiet_worker_errors():
+        with quiet_worker_errors(), few_malloc_arenas(), trimming():
             result = pipeline.run()
             if is_dry_run(options):
                 return None

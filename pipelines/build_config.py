@@ -70,9 +70,15 @@ class BuildConfig:
         return data
 
 
+#: Input bytes per output shard by default. The largest shard the writer holds is a sentences shard, whose
+#: Arrow size is about its share of the input's bytes: 80 MB keeps a 10M-token build (342 MB of Kaggle CSV,
+#: 4 shards) under 600 MB at its peak, as fast as 2 shards (docs/results/build.md).
+INPUT_BYTES_PER_SHARD = 80e6
+
+
 def auto_shards(total_input_bytes: int) -> int:
-    """Shard count from input size: about a million example rows (≈ 200 MB of TSV) per shard."""
-    return max(1, min(1024, round(total_input_bytes / 200e6)))
+    """Shard count from input size: one shard per INPUT_BYTES_PER_SHARD (≈ 400,000 sentences), 1 to 1,024."""
+    return max(1, min(1024, round(total_input_bytes / INPUT_BYTES_PER_SHARD)))
 
 
 def bundled_sample() -> str:

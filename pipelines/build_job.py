@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from tnforge import filesystems
 from tnforge.datasets import DATASET_DIRS
-from tnforge.errors import Interrupted, OutputError, TnforgeError, interrupted
+from tnforge.errors import Interrupted, OutputError, TnforgeError, interrupt_says, interrupted
 from tnforge.filesystems import PathError, expand, is_remote, join
 from tnforge.manifest import (
     MANIFEST,
@@ -183,8 +183,11 @@ def build_dataset(config: BuildConfig, negatives: NegativesConfig | None = None,
         from tnforge.pipelines.negatives_job import summary_table as negatives_table
 
         try:
-            section = run_negatives_job(config.out, negatives, config.pipeline_args,
-                                        0 if workers is None else workers, progress=log)
+            with interrupt_says(f"interrupted during the negatives; {config.out} holds a complete dataset "
+                                f"(manifest.json written) without negatives: `tnforge negatives {config.out}` "
+                                "makes them", replace=True):
+                section = run_negatives_job(config.out, negatives, config.pipeline_args,
+                                            0 if workers is None else workers, progress=log)
         except (ValueError, FileNotFoundError, RuntimeError) as error:
             raise BuildError(str(error)) from error
         echo("\n" + negatives_table(section))
@@ -193,7 +196,10 @@ def build_dataset(config: BuildConfig, negatives: NegativesConfig | None = None,
 
         log(f"validating {config.out}")
         # On the runner the build ran on (shard by shard; in this process when no Beam option was given).
-        report = validate_directory(config.out, pipeline_args=list(config.pipeline_args) or None)
+        with interrupt_says(f"interrupted during validation; {config.out} holds a complete dataset"
+                            f"{' with its negatives' if negatives is not None else ''}, not validated: "
+                            f"`tnforge validate {config.out}` checks it", replace=True):
+            report = validate_directory(config.out, pipeline_args=list(config.pipeline_args) or None)
         echo("\n" + report.format_table())
         echo(report.verdict())
         if not report.success:

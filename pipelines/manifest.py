@@ -10,6 +10,7 @@ import datetime as dt
 from tnforge import __version__, schemas
 from tnforge.manifest import mark_complete
 from tnforge.pipelines.build_config import BuildConfig
+from tnforge.progress import folded
 from tnforge.sources import source_name
 from tnforge.splits import STANDARD_TEST_LINES
 from tnforge.token_blocks import FILE_LEVEL_REASONS
@@ -178,8 +179,9 @@ def summary_table(manifest: dict) -> str:
         lines.append(f"  {copies_line(budget, train['copies'], sum(train['examples'].values()))}")
     else:
         lines.append(f"  up-sampling copies {train['copies']:,}")
-    for unit, group in sorted(sampling["measure_units"].items()):
-        lines.append(f"  MEASURE unit {unit!r}: {upsampling_line(group, budget)}")
+    units = sorted(sampling["measure_units"].items(), key=lambda item: (-item[1]["examples"], item[0]))
+    lines += folded([f"  MEASURE unit {unit!r}: {upsampling_line(group, budget)}" for unit, group in units],
+                    "MEASURE units", "manifest.json, sampling.measure_units")
     big = sampling["big_cardinals"]
     if big.get("tokens"):
         lines.append(f"  CARDINAL ≥ {manifest['config']['cardinal_min_value']:,}: {upsampling_line(big, budget)}")

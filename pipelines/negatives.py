@@ -43,7 +43,7 @@ from tnforge.generators.input_negatives import GENERATOR_VERSION, Settings
 from tnforge.generators.licensing import grammar_version, resolve_grammar
 from tnforge.generators.negative_context import assemble_context
 from tnforge.generators.negative_sampling import DEFAULT_CAP
-from tnforge.manifest import SCRATCH, check_input, require_complete, update_section, write_manifest
+from tnforge.manifest import SCRATCH, require_complete, require_dataset, update_section, write_manifest
 from tnforge.pipelines.negative_counts import load_tallies, save_tallies, summarize, tally_table
 from tnforge.pipelines.negative_inputs import CONTEXT, ReadInputs, input_tasks, unit_pieces
 from tnforge.pipelines.negative_units import METRICS, GenerateNegatives, auto_workers, work_units
@@ -187,7 +187,7 @@ def run_negatives(
         raise ValueError(f"shards, cap and units must be at least 1 (got shards={shards}, cap={cap}, units={units})")
     if not is_folder(check_path(root)):
         raise FileNotFoundError(f"{root}: no such dataset directory")
-    check_input(root)
+    require_dataset(root)
     if not dataset_files(root, "positive_pairs"):
         raise FileNotFoundError(f"{root}: no positive pairs under positives/ (run `tnforge build` first)")
     manifest = require_complete(root)

@@ -12,7 +12,7 @@ from pathlib import Path
 from tnforge.datasets import dataset_path
 from tnforge.filesystems import PathError, check_path, exists, is_folder, list_files
 from tnforge.generators.negative_sampling import DEFAULT_CAP
-from tnforge.manifest import build_config, check_input, read_manifest
+from tnforge.manifest import build_config, read_manifest, require_dataset
 from tnforge.schemas import SPLITS
 from tnforge.schemas.negative_kinds import DEFAULT_KINDS, FROM_HYPOTHESES, KINDS, TOPK
 
@@ -86,7 +86,7 @@ def resolve(root: str | Path, config: NegativesConfig) -> NegativesConfig:
             raise NegativesOptionError(f"{root}: no such dataset directory", "DIR")
     except PathError as error:
         raise NegativesOptionError(str(error), "DIR" if str(error).startswith(str(root)) else "--topk-from") from error
-    check_input(root)
+    require_dataset(root)
     build = build_config(root)
     seed = config.seed if config.seed is not None else int(build.get("seed", 0))
     shards = config.shards or max(int(build.get("shards") or 0) or positive_shards(root),

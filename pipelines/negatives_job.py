@@ -25,10 +25,11 @@ def run_negatives_job(
 
     Raises NegativesOptionError for an option that cannot work, ValueError / FileNotFoundError / RuntimeError
     when the run cannot start or fails."""
+    from tnforge.errors import interrupt_says
     from tnforge.pipelines.negatives import run_negatives
 
     config = resolve(root, config)
-    with quiet_library_logs():
+    with quiet_library_logs(), interrupt_says(f"interrupted; no negatives were written to {root}"):
         return run_negatives(
             str(root), kinds=list(config.kinds), ratio=config.ratio, topk_from=config.topk_from,
             grammar=config.grammar, seed=int(config.seed or 0), shards=config.shards,

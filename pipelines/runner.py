@@ -3,7 +3,8 @@
 The local default is Beam's portable in-process runner (FnApiRunner), named explicitly: the default
 DirectRunner tries to download Prism, which fails offline. Any Beam pipeline option can be passed
 through (`--runner=DataflowRunner --project=… --region=… --temp_location=gs://…`); on Dataflow the
-package ships to the workers via `--setup_file`, found automatically in a source checkout.
+package ships to the workers as a source package built from the checkout (`worker_package`, passed as an extra
+package), or through a `--setup_file` given.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ def pipeline_options(pipeline_args: Sequence[str], workers: int | None = None) -
                     "DataflowRunner needs the tnforge package on its workers: pass --setup_file=PATH/setup.py "
                     "(from a tnforge checkout) or --sdk_container_image with tnforge installed"
                 )
-            setup.setup_file = str(found)
+            from tnforge.pipelines.worker_package import worker_package
+
+            setup.extra_packages = [*(setup.extra_packages or []), worker_package(found.parent)]
         options.view_as(SetupOptions).save_main_session = False
     return options
 

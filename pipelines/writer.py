@@ -167,9 +167,11 @@ def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table
     (report, summarize(dataset, table written)) when `summarize` is given."""
     dataset, split, shard = key
     schema = schemas.SCHEMAS[dataset]
-    # Sorted here so that the pieces (memory-mapped spill files) are let go before the Parquet encoding.
-    table = shard_table(_concatenated(pieces, schema), schema)
-    write_shard(table, shard_path(root, dataset, split or None, shard, count), schema, prepared=True)
+    table = _concatenated(pieces, schema)
+    if summarize is not None:  # it sees the rows in their written order
+        table = shard_table(table, schema)
+    # Unsorted, the sorted rows are taken one row group at a time: a shard is never in memory twice.
+    write_shard(table, shard_path(root, dataset, split or None, shard, count), schema, prepared=summarize is not None)
     rows = table.num_rows
     summary = summarize(dataset, table) if summarize is not None else None
     del table

@@ -153,19 +153,31 @@ def shard_table(table: pa.Table, schema: pa.Schema) -> pa.Table:
     return table
 
 
+#: Rows per Parquet row group of a shard file.
+ROW_GROUP = 256_000
+
+
 def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema, prepared: bool = False) -> None:
     """Sort a table by its dataset's sort key and write it to `path` atomically (temporary name, rename); an
     empty table becomes a file with the schema and no row group, which every Parquet reader takes as 0 rows.
-    prepared: the table is already `shard_table(table, schema)`."""
+    The sorted rows are taken one row group at a time, so the shard is never held twice (the bytes are those
+    of writing the whole sorted table at once). prepared: the table is already `shard_table(table, schema)`."""
     from tnforge.filesystems import write_atomically
 
+    order = None
     if not prepared:
-        table = shard_table(table, schema)
+        name = schemas.dataset_name(schema) or ""
+        table = table.select(schema.names).cast(schema)
+        if name in SORT_KEYS and table.num_rows:
+            order = sort_order(table, SORT_KEYS[name])
     with write_atomically(str(path)) as handle:
-        if table.num_rows:
-            pq.write_table(table, handle, compression="zstd", row_group_size=256_000)
-        else:  # schema only, no row group: a 0-row row group breaks Hugging Face `datasets`
+        if not table.num_rows:  # schema only, no row group: a 0-row row group breaks Hugging Face `datasets`
             pq.ParquetWriter(handle, table.schema, compression="zstd").close()
+            return
+        with pq.ParquetWriter(handle, table.schema, compression="zstd") as writer:
+            for start in range(0, table.num_rows, ROW_GROUP):
+                rows = table.slice(start, ROW_GROUP) if order is None else table.take(order[start:start + ROW_GROUP])
+                writer.write_table(rows, row_group_size=ROW_GROUP)
 
 
 def write_sharded(table: pa.Table, folder: str | os.PathLike, schema: pa.Schema, shards: int = 1) -> list[str]:

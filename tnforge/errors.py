@@ -8,6 +8,7 @@ RuntimeError whose message holds the worker's traceback as text (multi-process a
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import traceback
@@ -74,6 +75,21 @@ def describe_original(error: BaseException) -> BaseException | None:
         if found := _INTERRUPT_AS_TEXT.search(text):
             return Interrupted(without_step(found.group(1)))
     return None
+
+
+@contextlib.contextmanager
+def interrupt_says(message: str, replace: bool = False) -> Iterator[None]:
+    """Ctrl-C inside the block ends as Interrupted(`message`), which says what is complete and what is not;
+    an Interrupted raised inside with a message of its own is kept, unless `replace`."""
+    try:
+        yield
+    except BaseException as error:
+        if not interrupted(error):
+            raise
+        said = describe_original(error)
+        if replace or not (isinstance(said, Interrupted) and str(said)):
+            raise Interrupted(message) from error
+        raise
 
 
 def describe(error: BaseException) -> tuple[str, int] | None:

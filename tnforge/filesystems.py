@@ -71,7 +71,12 @@ def _filesystems() -> Any:
 @contextlib.contextmanager
 def remote_errors(path: str, action: str) -> Iterator[None]:
     """Turn a remote filesystem's failure (Beam's BeamIOError, a storage client's HTTP error) into a one-line
-    PathError naming `path`; a PathError or FileNotFoundError passes through."""
+    PathError naming `path`; a PathError or FileNotFoundError passes through. Cloud Storage that cannot be
+    reached at all fails here within seconds (`reachability`), before the storage client's minutes of retries."""
+    from tnforge.reachability import unreachable
+
+    if why := unreachable(path):
+        raise PathError(f"{path}: not reachable ({why}); check the network connection (or STORAGE_EMULATOR_HOST)")
     try:
         yield
     except (PathError, FileNotFoundError, IsADirectoryError):

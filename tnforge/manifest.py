@@ -11,7 +11,7 @@ import os
 from typing import Any, TypeVar
 
 from tnforge.errors import TnforgeError
-from tnforge.filesystems import exists, is_file, is_folder, join, read_bytes, write_bytes
+from tnforge.filesystems import exists, is_file, is_folder, join, list_files, read_bytes, write_bytes
 
 P = TypeVar("P", str, os.PathLike)
 
@@ -25,6 +25,13 @@ SCRATCH = ".tnforge-cache"
 class DatasetError(TnforgeError, ValueError):
     """A dataset directory that downstream commands refuse: unfinished, or of another layout (the CLI
     prints it as one line)."""
+
+
+class NotADataset(DatasetError):
+    """A folder given where a dataset directory is wanted that is none: empty, a model run, a grammar, docs."""
+
+    def __init__(self, path: str | os.PathLike, what: str) -> None:
+        super().__init__(f"{path}: not a dataset directory ({what}); `tnforge build INPUT... --out DIR` makes one")
 
 
 class IncompleteBuild(DatasetError):
@@ -107,6 +114,42 @@ def is_dataset_directory(path: str | os.PathLike) -> bool:
     return any(exists(join(path, name)) for name in names)
 
 
+#: Files that make a folder something other than a dataset: (file name, what the folder is).
+_OTHER_RUNS = (("best.pt", "a model run"), ("checkpoint.pt", "a model run"), ("tagger.json", "a tagger run"),
+               ("rules.tsv", "a number grammar"), ("grammar.far", "a number grammar"))
+
+
+def other_kind(path: str | os.PathLike) -> str | None:
+    """What folder `path` is when it is a run or grammar of tnforge's instead of a dataset ("a model run
+    (best.pt)"); None otherwise."""
+    if not is_folder(path):
+        return None
+    for name, what in _OTHER_RUNS:
+        if is_file(join(path, name)):
+            return f"{what}: it holds {name}"
+    return None
+
+
+def _refuse_other_folders(path: str | os.PathLike) -> None:
+    """NotADataset for a run or grammar folder, an empty folder, or a folder holding no Parquet file."""
+    if (what := other_kind(path)) is not None:
+        raise NotADataset(path, what)
+    if not is_folder(path) or is_dataset_directory(path):
+        return
+    if not list_files(path, "*.parquet", recursive=True):
+        empty = not list_files(path, recursive=True)
+        raise NotADataset(path, "an empty folder" if empty else "no manifest.json and no Parquet files")
+
+
+def require_dataset(root: str | os.PathLike) -> dict[str, Any]:
+    """The manifest of `root`, a complete dataset directory of this layout; NotADataset (one line saying what
+    `root` is instead) for any other folder, else as `require_complete`."""
+    _refuse_other_folders(root)
+    if not is_dataset_directory(root):
+        raise NotADataset(root, "no manifest.json and no datasets in the tnforge layout")
+    return require_complete(root)
+
+
 def require_complete(root: str | os.PathLike) -> dict[str, Any]:
     """The manifest of dataset directory `root`, when the build that wrote it finished with this layout.
 
@@ -126,8 +169,10 @@ def require_complete(root: str | os.PathLike) -> dict[str, Any]:
 
 
 def check_input(path: P) -> P:
-    """`path`, or DatasetError for an unfinished or other-layout dataset directory given as input; files and
-    folders of Parquet files that are not dataset directories pass unchecked."""
+    """`path`, or DatasetError for an unfinished or other-layout dataset directory given as input, or for a
+    folder that holds no dataset at all (empty, a model run, a grammar: `NotADataset`); files and folders of
+    Parquet files that are not dataset directories pass (their files are checked where they are read)."""
+    _refuse_other_folders(path)
     if is_dataset_directory(path):
         require_complete(path)
     return path

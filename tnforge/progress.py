@@ -65,6 +65,19 @@ def quiet_library_logs(names: tuple[str, ...] = LIBRARY_LOGGERS) -> Iterator[Non
             logger.setLevel(level)
 
 
+#: Lines a summary shows of a long list before folding the rest into one "… and N more" line.
+FOLD_AFTER = 5
+
+
+def folded(lines: list[str], what: str, where: str, keep: int = FOLD_AFTER) -> list[str]:
+    """`lines` as a summary shows them: the first `keep`, then "… and N more WHAT (all in WHERE)" when there are
+    more than `keep` + 1 (one hidden line is shown instead of its fold)."""
+    if len(lines) <= keep + 1:
+        return lines
+    indent = lines[keep][: len(lines[keep]) - len(lines[keep].lstrip())]
+    return [*lines[:keep], f"{indent}… and {len(lines) - keep} more {what} (all in {where})"]
+
+
 #: Seconds between two progress lines when standard error is not a terminal.
 LOG_INTERVAL = 30.0
 

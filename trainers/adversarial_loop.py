@@ -174,15 +174,20 @@ def run_loop(loaded: DecodableModel, source: Path | str, work: Path | str, regen
              on_round: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """The loop on a built dataset `source` (left untouched): pairs are regenerated in `work`/data, each
     round's hypotheses and filter go to `work`/round-N/. Returns one row per round."""
+    from tnforge.datasets import dataset_files
     from tnforge.filesystems import is_remote
-    from tnforge.manifest import build_config
+    from tnforge.manifest import build_config, require_dataset
     from tnforge.trainers.decoding.outputs import require_examples
     from tnforge.trainers.seq2seq.data import example_files
 
     if is_remote(source) or is_remote(work):
         raise ValueError(f"{source if is_remote(source) else work}: the adversarial loop links and rewrites a local "
                          "dataset directory; copy the dataset to a local folder first")
+    require_dataset(source)  # the loop regenerates the dataset's negatives: a built dataset, checked before any write
     total = require_examples(example_files(source, config.split), config.split)  # none: say so before anything
+    if not dataset_files(source, "positive_pairs"):
+        raise FileNotFoundError(f"{source}: no positive pairs under positives/ (the loop makes its negatives from "
+                                "them; run `tnforge build` first)")
     dataset = loop_dataset(Path(source), Path(work))
     train_files, eval_files = example_files(dataset, "train"), example_files(dataset, config.split)
     seed = int(build_config(dataset).get("seed", 0) or 0)

@@ -58,16 +58,31 @@ def resume_command(trainer: str, data: str, out: str) -> str:
     return f"tnforge train {trainer} --data {shlex.quote(str(data))} --out {shlex.quote(str(out))} --resume"
 
 
+#: Names of the corpus files `tnforge build` reads (a file like these given as a dataset is a corpus file).
+_CORPUS_SUFFIXES = (".tsv", ".csv", ".txt", ".gz", ".bz2")
+
+
 def check_not_corpus(path: str | os.PathLike) -> None:
-    """Refuse a file that is not Parquet (a corpus TSV/CSV, most likely) where a dataset is wanted."""
+    """Refuse a file that is not Parquet where a dataset is wanted: a corpus TSV/CSV (build it first), another
+    file, or a Parquet file cut short (no footer)."""
     from tnforge.filesystems import is_file, open_seekable
 
-    if is_file(path):
-        with open_seekable(path) as handle:
-            magic = handle.read(4)
-        if magic != b"PAR1":
-            raise ValueError(f"{path} is a corpus file: run `tnforge build {path} --out DIR` first, "
-                             "then train on DIR")
+    if not is_file(path):
+        return
+    with open_seekable(path) as handle:
+        magic = handle.read(4)
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 4))
+        tail = handle.read(4)
+    name = str(path).lower()
+    if magic != b"PAR1" and (name.endswith(_CORPUS_SUFFIXES) or "output-" in name.rsplit("/", 1)[-1]):
+        raise ValueError(f"{path} is a corpus file: run `tnforge build {path} --out DIR` first, then train on DIR")
+    if magic != b"PAR1":
+        raise ValueError(f"{path}: not a Parquet file (a dataset directory, a folder of its Parquet files or one "
+                         "of them is needed)")
+    if tail != b"PAR1" or size < 12:
+        raise ValueError(f"{path}: a damaged Parquet file (cut short: no footer)")
 
 
 def prepare_run_directory(out: str | os.PathLike, resume: bool, overwrite: bool,

@@ -4,6 +4,7 @@ temporary name and renamed; and the grammar loaded back from it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -55,9 +56,14 @@ def save(rules: NumberRules, report: InductionReport, examples: list[Example], o
                 "examples_sha256": examples_hash(examples), "allomorph_text_lines": lm_lines,
                 "pynini": pynini.__version__, "bases": list(rules.bases), "limit": rules.limit,
                 "ambiguous_examples": report.ambiguous, "joiners_backed_off": report.backed_off,
-                "compile_seconds": round(compile_seconds, 3), "files": [RULES, FAR]}
+                "compile_seconds": round(compile_seconds, 3), "files": [RULES, FAR],
+                "sha256": {name: _sha256(out / name) for name in (RULES, FAR)}}
     _write_atomically(out / MANIFEST, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return manifest
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 class InducedGrammar:
@@ -65,13 +71,41 @@ class InducedGrammar:
 
     def __init__(self, directory: str | os.PathLike):
         self.directory = Path(directory)
+        if self.directory.exists() and not self.directory.is_dir():
+            raise InductionError(f"{directory}: not a grammar directory (a file; make one with `tnforge grammar induce`)")
         try:
-            self.manifest = json.loads((self.directory / MANIFEST).read_text(encoding="utf-8"))
-            self.rules = NumberRules.from_tsv((self.directory / RULES).read_text(encoding="utf-8"))
+            self.manifest = self._read_manifest()
+            self._check_digests()
+            self.rules = self._read_rules()
         except FileNotFoundError as error:
             raise InductionError(f"{directory}: not a grammar directory ({Path(error.filename).name} is missing; "
                                  f"make one with `tnforge grammar induce`)") from error
         self._fsts: dict | None = None
+
+    def _damaged(self, name: str, why: str) -> InductionError:
+        return InductionError(f"{self.directory / name}: damaged ({why}); induce the grammar again")
+
+    def _read_manifest(self) -> dict:
+        try:
+            manifest = json.loads((self.directory / MANIFEST).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise self._damaged(MANIFEST, f"not JSON: {error}") from error
+        if not isinstance(manifest, dict) or manifest.get("kind") != "tnforge induced number grammar":
+            raise InductionError(f"{self.directory}: not a grammar directory (its manifest.json is not a grammar's; "
+                                 "make one with `tnforge grammar induce`)")
+        return manifest
+
+    def _check_digests(self) -> None:
+        """Each file against the SHA-256 the manifest records (grammars written before it recorded them: unchecked)."""
+        for name, digest in (self.manifest.get("sha256") or {}).items():
+            if _sha256(self.directory / name) != digest:
+                raise self._damaged(name, "its SHA-256 is not the one manifest.json records")
+
+    def _read_rules(self) -> NumberRules:
+        try:
+            return NumberRules.from_tsv((self.directory / RULES).read_text(encoding="utf-8"))
+        except (ValueError, IndexError, KeyError, TypeError) as error:
+            raise self._damaged(RULES, f"{type(error).__name__}: {error}") from error
 
     @property
     def fsts(self) -> dict:

@@ -116,3 +116,25 @@ def test_sort_order_is_arrows_stable_sort_for_every_key_kind():
     chunked = pa.concat_tables([table.slice(0, 1234), table.slice(1234)])
     assert np.array_equal(sort_order(chunked, ["text", "dense"]),
                           pc.sort_indices(table, sort_keys=[("text", "ascending"), ("dense", "ascending")]).to_numpy())
+
+
+def test_a_shard_written_a_row_group_at_a_time_has_the_bytes_of_the_whole_sorted_table(tmp_path, monkeypatch):
+    """write_shard takes the sorted rows one row group at a time (a shard is never in memory twice); the file is
+    byte for byte the one the whole sorted table gives, several row groups included."""
+    from tnforge import datasets
+
+    monkeypatch.setattr(datasets, "ROW_GROUP", 7)
+    table = sentences(30).set_column(7, "written", pa.array([f"w{i % 4}" for i in range(30)]))
+    write_shard(table, tmp_path / "streamed.parquet", schemas.SENTENCES)
+    pq.write_table(datasets.shard_table(table, schemas.SENTENCES), tmp_path / "whole.parquet", compression="zstd",
+                   row_group_size=7)
+    assert pq.ParquetFile(tmp_path / "streamed.parquet").metadata.num_row_groups == 5
+    assert (tmp_path / "streamed.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
+
+
+def test_default_shards_follow_the_input_size():
+    from tnforge.pipelines.build_config import INPUT_BYTES_PER_SHARD, auto_shards
+
+    assert auto_shards(0) == auto_shards(100_000) == 1  # the bundled and shared samples: one shard
+    assert auto_shards(342_000_000) == 4  # the 10M-token benchmark corpus (docs/results/build.md)
+    assert auto_shards(int(INPUT_BYTES_PER_SHARD * 5000)) == 1024

@@ -8,6 +8,7 @@ import pytest
 from tnforge.datasets import dataset_path, write_sharded
 from tnforge.gold_pairs import read_corpus_pairs, read_dataset_pairs, read_gold_pairs
 from tnforge.hashing import stable_hash64
+from tnforge.manifest import mark_complete, write_manifest
 from tnforge.schemas import POSITIVE_PAIRS
 
 
@@ -20,6 +21,7 @@ def _write_positive_pairs(root, rows) -> None:
             "after": [r[3] for r in part], "count": [r[4] for r in part],
         })
         write_sharded(table, dataset_path(root, "positive_pairs", split), POSITIVE_PAIRS)
+    write_manifest(root, mark_complete({}))
 
 
 def test_corpus_tsv_pairs_are_distinct_with_counts(tmp_path):
@@ -43,5 +45,17 @@ def test_dataset_pairs_are_summed_over_splits(tmp_path):
 def test_errors_name_the_source(tmp_path):
     with pytest.raises(ValueError, match="neither a dataset directory nor a corpus TSV file"):
         read_gold_pairs(tmp_path / "nowhere")
+    with pytest.raises(ValueError, match=r"not a dataset directory \(an empty folder\)"):
+        read_gold_pairs(tmp_path)
+    write_manifest(tmp_path, mark_complete({}))
     with pytest.raises(FileNotFoundError, match="no positives/"):
         read_gold_pairs(tmp_path)
+    (tmp_path / "part.parquet").write_bytes(b"PAR1")
+    with pytest.raises(ValueError, match="part.parquet: a Parquet file; give the dataset directory"):
+        read_gold_pairs(tmp_path / "part.parquet")
+    (tmp_path / "notes.txt").write_text("no tabs here\n")
+    with pytest.raises(ValueError, match=r"notes.txt: no CLASS<TAB>before<TAB>after line"):
+        read_gold_pairs(tmp_path / "notes.txt")
+    (tmp_path / "latin1.tsv").write_bytes("PLAIN\tcaf\xe9\t<self>\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="latin1.tsv: not UTF-8 text"):
+        read_gold_pairs(tmp_path / "latin1.tsv")

@@ -4,6 +4,7 @@ library errors → click errors."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Callable, Iterator
@@ -13,6 +14,7 @@ from typing import Any
 import click
 
 from tnforge.config import config_option, parse_ratio
+from tnforge.errors import interrupt_says
 from tnforge.manifest import check_input
 from tnforge.progress import token_progress as token_progress  # the decoding commands' progress bar
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
@@ -85,9 +87,11 @@ output_folder = Location(file_okay=False)
 weight_option = shared_option("--lambda", "weight", type=click.FloatRange(0), help="Constraint weight λ.")
 
 
-def command(name: str | None = None, **settings: Any) -> Decorator:
+def command(name: str | None = None, interrupted: Callable[[dict[str, Any]], str] | None = None,
+            **settings: Any) -> Decorator:
     """A tnforge command: `click.command` showing option defaults in --help, with `--config FILE` first;
-    library errors (missing files, bad values) end as one line (`click_errors`)."""
+    library errors (missing files, bad values) end as one line (`click_errors`); Ctrl-C says
+    `interrupted(options)` (what is complete and what is not) unless a step inside said more."""
     def decorate(function: Any) -> Any:
         @functools.wraps(function)
         def run(*args: Any, **kwargs: Any) -> Any:
@@ -96,12 +100,18 @@ def command(name: str | None = None, **settings: Any) -> Decorator:
                     return function(*args, **kwargs)
                 except (Exception, KeyboardInterrupt) as error:
                     raise SystemExit(130 if isinstance(error, KeyboardInterrupt) else 1) from None
-            with click_errors():
+            with click_errors(), interrupt_says(interrupted(kwargs)) if interrupted else contextlib.nullcontext():
                 return function(*args, **kwargs)
 
         return click.command(name, context_settings={"show_default": True}, **settings)(config_option(run))
 
     return decorate
+
+
+def nothing_written(option: str, what: str) -> Callable[[dict[str, Any]], str]:
+    """The Ctrl-C line of a command that writes `what` to its `option` only at its end."""
+    return lambda options: (f"interrupted; {what} was not written" + (f" to {options[option]}" if options.get(option)
+                                                                      else ""))
 
 
 def option_group(*decorators: Decorator) -> Decorator:

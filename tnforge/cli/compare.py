@@ -9,7 +9,7 @@ from tnforge.cli import common
 from tnforge.trainers.decoding.constraint_sets import WEIGHT, named_runs
 
 
-@common.command()
+@common.command(interrupted=common.nothing_written("report", "the comparison"))
 @common.model_and_data
 @click.option("--split", default="test", help="Split decoded by every configuration.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")

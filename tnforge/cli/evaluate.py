@@ -8,7 +8,7 @@ from tnforge.cli import common
 from tnforge.trainers.decoding.defaults import THRESHOLD
 
 
-@common.command()
+@common.command(interrupted=common.nothing_written("report", "the report"))
 @common.model_and_data
 @click.option("--split", default="dev", help="Split to evaluate.")
 @click.option("--report", "-r", default=None, type=common.output_folder,

@@ -13,7 +13,8 @@ from tnforge.trainers.adversarial_loop import LoopConfig
 DEFAULTS = LoopConfig()
 
 
-@common.command()
+@common.command(interrupted=lambda o: f"interrupted; {o['out']} holds the rounds finished before it (round-N/), "
+                "not the loop's table (loop.md, loop.json)")
 @common.model_option
 @common.data_option("Dataset directory built by `tnforge build` (it is not modified).", file_okay=False)
 @click.option("--rounds", default=DEFAULTS.rounds, type=click.IntRange(1), help="Adversarial rounds.")

@@ -8,7 +8,8 @@ from tnforge.cli import common
 from tnforge.trainers.decoding.defaults import THRESHOLD
 
 
-@common.command()
+@common.command(interrupted=lambda o: "interrupted; " + (f"nothing was written to {o['out']}" if o["source"] and o["out"] != "-"
+                                                       else "the sentences answered before it are complete"))
 @common.model_option
 @click.argument("text", nargs=-1)
 @click.option("--file", "-f", "source", default=None, help="Sentences to normalize, one a line ('-': standard input).")

@@ -8,7 +8,7 @@ from tnforge.cli import common
 from tnforge.trainers.decoding.constraint_sets import parse_weights
 
 
-@common.command("sweep-lambda")
+@common.command("sweep-lambda", interrupted=common.nothing_written("out", "the sweep"))
 @common.model_and_data
 @click.option("--split", default="dev", help="Split decoded at every λ.")
 @click.option("--seq-de", default=None, type=click.Path(exists=True), help="Sequence dual encoder run.")

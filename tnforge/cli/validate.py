@@ -9,7 +9,8 @@ import click
 from tnforge.cli import common
 
 
-@common.command(cls=common.PassThroughCommand,
+@common.command(cls=common.PassThroughCommand, interrupted=lambda o: f"interrupted; the validation of {o['directory']} "
+                "did not finish: no verdict (results in its validation/ folder may be partial)",
                 epilog="Examples:\n\n\b\n  tnforge validate out/en\n  tnforge validate out/en --docs /tmp/en-docs\n"
                 "  tnforge validate out/en --json > report.json\n  tnforge validate gs://bucket/en -- "
                 "--runner=DataflowRunner --project=P --region=R --temp_location=gs://bucket/tmp")

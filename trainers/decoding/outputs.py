@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,6 +112,18 @@ class HypothesesWritten:
                 f"({self.inputs_per_second:,.0f} inputs/s, beam {beam}, top-k {top_k}, {device}, {note})")
 
 
+@contextmanager
+def interrupt_says_lazily(message: Callable[[], str]) -> Iterator[None]:
+    """`errors.interrupt_says` with the message made when Ctrl-C comes (it counts what was done by then)."""
+    from tnforge.errors import interrupt_says
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        with interrupt_says(message()):
+            raise
+
+
 def write_hypotheses(loaded: DecodableModel, files: Sequence[Path], out: str | os.PathLike, split: str | None = None,
                      beam: int = BEAM, top_k: int = TOP_K, batch_size: int = BATCH_SIZE, copies: bool = False,
                      rows_per_file: int = 1_000_000, constraint: Any = None,
@@ -144,8 +156,15 @@ def write_hypotheses(loaded: DecodableModel, files: Sequence[Path], out: str | o
         parts += 1
         pending, pending_rows = [], 0
 
-    shown = progress("decode", count_rows(files, split, max_copies=0 if copies else 1)) if progress else nullcontext()
-    with shown as bar:
+    total = count_rows(files, split, max_copies=0 if copies else 1)
+    shown = progress("decode", total) if progress else nullcontext()
+
+    def said() -> str:  # what Ctrl-C leaves: counted when it comes
+        return f"interrupted after {inputs:,} of {total:,} inputs; " + (
+            f"{out} holds {written_rows - pending_rows:,} of their hypotheses ({parts} part file(s)), not the rest: "
+            "decode again to finish" if parts and not single else f"nothing was written to {out}")
+
+    with shown as bar, interrupt_says_lazily(said):
         for rows, ranked, _ in decode_files(loaded, files, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
                                          on_batch=bar.update if bar is not None else None,
                                          originals_only=not copies, constraint=constraint):

@@ -60,6 +60,9 @@ def iter_rows(
     for path in files:
         parquet = parquet_file(path)
         names = parquet.schema_arrow.names
+        if missing := [name for name in columns if name not in names]:
+            raise ValueError(f"{path}: no column {', '.join(missing)} (it has {', '.join(names) or 'none'}): not an "
+                             "examples file of a tnforge dataset")
         use_split = bool(split) and "split" in names
         use_copy = max_copies > 0 and "copy" in names
         wanted = list(dict.fromkeys(list(columns) + (["split"] if use_split else []) + (["copy"] if use_copy else [])))

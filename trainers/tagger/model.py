@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -123,5 +124,6 @@ def load_tagger(run_dir: str | os.PathLike) -> Tagger:
     try:
         booster.load_model(str(model))
     except xgboost.core.XGBoostError as error:
-        raise ValueError(f"{model}: unreadable xgboost model ({str(error).splitlines()[0]})") from error
+        why = re.sub(r"^\[[\d:]+\] \S+: ", "", str(error).splitlines()[0])  # without xgboost's time and source line
+        raise ValueError(f"{model}: unreadable xgboost model, damaged or cut short ({why})") from error
     return Tagger(booster, Lexicon.from_dict(description["lexicon"]), description, rules=description.get("rules", True))

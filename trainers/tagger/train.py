@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from tnforge import schemas
 from tnforge.datasets import read_dataset
 from tnforge.hashing import stable_hash64
-from tnforge.manifest import manifest_path, require_complete
+from tnforge.manifest import manifest_path, require_dataset
 from tnforge.trainers.runs import check_not_corpus, prepare_run_directory
 from tnforge.trainers.tagger.features import Lexicon, feature_names, features
 from tnforge.trainers.tagger.metrics import class_metrics, markdown
@@ -214,7 +214,7 @@ def fit_tagger(tokens: Sequence[Sequence[str]], labels: Sequence[Sequence[str]],
 def train_tagger(config: TaggerConfig) -> TaggerReport:
     """Train a tagger on `config.data`'s train split, write it to `config.out`, report dev and test figures."""
     check_not_corpus(config.data)
-    require_complete(config.data)
+    require_dataset(config.data)
     xgboost_device(config.device)
     out = Path(config.out)
     if out.is_dir() and any(out.iterdir()) and not config.overwrite:

@@ -13,7 +13,8 @@ from tnforge.trainers.tagger.train import TaggerConfig, describe, train_tagger
 T = TaggerConfig()
 
 
-@common.command("tagger", short_help="The semiotic-class tagger (xgboost over context features).")
+@common.command("tagger", interrupted=common.nothing_written("out", "the tagger"),
+                short_help="The semiotic-class tagger (xgboost over context features).")
 @common.data_option("Dataset directory (sentences/train; examples/dev and examples/test for the figures).")
 @common.out_option(help="Run directory: model.json (xgboost), tagger.json (what the model is), dev.md.")
 @click.option("--overwrite", is_flag=True, help="Replace the tagger run in a non-empty --out.")
