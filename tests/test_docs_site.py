@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import click
@@ -155,3 +156,13 @@ def test_the_dataset_tables_list_the_schemas_columns() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| (\w+)[^|]* \| ([\w, ]+) \|$", readme, flags=re.M))
     assert {name: rows.get(name, "").split(", ") for name in SCHEMAS} == {n: s.names for n, s in SCHEMAS.items()}
+
+
+def test_docs_without_mkdocs_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    monkeypatch.setitem(sys.modules, "mkdocstrings", None)  # as if the docs extra were not installed
+    result = CliRunner().invoke(cli, ["docs", "--out", "unused"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: the documentation needs MkDocs and its plugins (mkdocstrings is missing): pip install -e '.[docs]'"]
