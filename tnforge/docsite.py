@@ -86,7 +86,7 @@ def _escape(text: str) -> str:
 def _help_markdown(text: str) -> list[str]:
     """A command's help text: paragraphs as prose, click's `\\b` (keep-as-is) blocks as code blocks."""
     lines: list[str] = []
-    for paragraph in re.split(r"\n\s*\n", text.strip()):
+    for paragraph in re.split(r"\n\s*\n", text.strip()) if text.strip() else []:
         if paragraph.startswith("\b"):
             body = paragraph.split("\n", 1)[1] if "\n" in paragraph else ""
             head, _, rest = body.partition("\n")
@@ -121,6 +121,7 @@ def command_reference(group: click.Command, name: str = "tnforge") -> str:
         usage = " ".join(command.collect_usage_pieces(ctx))
         out += ["```text", f"{full_name} {usage}".rstrip(), "```", ""]
         out += _help_markdown(inspect.cleandoc(command.help or command.short_help or ""))
+        out += _help_markdown(inspect.cleandoc(command.epilog or ""))
         if isinstance(command, click.Group):
             rows = [(sub, command.get_command(ctx, sub)) for sub in command.list_commands(ctx)]
             out += [f"- [`{full_name} {sub}`](#{_anchor(f'{full_name} {sub}')}): "
