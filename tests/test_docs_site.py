@@ -13,7 +13,7 @@ import click
 import pytest
 
 from tnforge.cli import cli
-from tnforge.docsite import build_site, command_reference, commands
+from tnforge.docsite import build_site, command_reference, commands, stage_sources
 
 pytest.importorskip("mkdocs")
 pytest.importorskip("mkdocstrings")
@@ -171,3 +171,13 @@ def test_docs_without_mkdocs_is_one_line(monkeypatch: pytest.MonkeyPatch) -> Non
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
         "Error: the documentation needs MkDocs and its plugins (mkdocstrings is missing): pip install -e '.[docs]'"]
+
+
+def test_the_staged_sources_mirror_the_installed_layout(tmp_path: Path) -> None:
+    """`tnforge.trainers` is `trainers/` in the checkout: the staged tree puts it where an import finds it."""
+    staged = stage_sources(ROOT, tmp_path) / "tnforge"
+    assert (staged / "trainers").resolve() == ROOT / "trainers"
+    assert (staged / "docsite.py").resolve() == ROOT / "tnforge" / "docsite.py"
+    (staged / "gone.py").symlink_to(tmp_path / "nothing.py")  # a module deleted since the last staging
+    stage_sources(ROOT, tmp_path)
+    assert not (staged / "gone.py").is_symlink() and (staged / "grammars" / "adapter.py").is_file()

@@ -49,6 +49,9 @@ def stage_sources(root: Path, dest: Path) -> Path:
                if entry.name != "__pycache__"}
     targets.update({top / package.removeprefix("tnforge."): root / folder
                     for package, folder in package_dirs.items() if package.count(".") == 1})
+    for stale in set(top.iterdir()) - set(targets):  # a module removed or renamed since the last build
+        if stale.is_symlink():
+            stale.unlink()
     for link, target in targets.items():
         if link.is_symlink() and Path(os.readlink(link)) == target.resolve():
             continue
