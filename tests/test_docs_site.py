@@ -181,3 +181,13 @@ def test_the_staged_sources_mirror_the_installed_layout(tmp_path: Path) -> None:
     (staged / "gone.py").symlink_to(tmp_path / "nothing.py")  # a module deleted since the last staging
     stage_sources(ROOT, tmp_path)
     assert not (staged / "gone.py").is_symlink() and (staged / "grammars" / "adapter.py").is_file()
+
+
+def test_guides_carry_no_measurement_logs() -> None:
+    """Dated, load-stamped figures belong on a results page written by a benchmark, not in a guide."""
+    log = re.compile(r"\b20\d\d-\d\d-\d\d\b|load average|\bsession \d+\b|measured on ", re.I)
+    pages = [p for p in DOCS.rglob("*.md") if p.parent.name != "results"]
+    hits = [f"{p.relative_to(DOCS)}:{n}: {line.strip()[:80]}" for p in pages
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+            if log.search(re.sub(r"`[^`]*`", "", line))]  # example tokens in code spans (`2008-09-30`) are fine
+    assert hits == []
