@@ -96,7 +96,8 @@ def main() -> None:
     print(f"aim ≥97% all tokens: {'met' if aims[0] else 'NOT met'}; "
           f"aim ≥85% non-trivial: {'met' if aims[1] else 'NOT met'}; report: {run / 'eval-dev'}")
     if args.write_docs:
-        conditions = (f"{machine(args.device)} ({torch.get_num_threads()} torch threads); load average "
+        threads = torch.get_num_threads()
+        conditions = (f"{machine(args.device)} ({threads} torch thread{'s' if threads != 1 else ''}); load average "
                       f"{load_before:.2f} before the build, {os.getloadavg()[0]:.2f} after the evaluation")
         args.write_docs.write_text(results_page(figures, report, args, conditions), encoding="utf-8")
         print(f"wrote {args.write_docs}", file=sys.stderr)
@@ -113,8 +114,9 @@ def results_page(figures: dict, report: dict, args: argparse.Namespace, conditio
         "",
         f"What a new user gets on the shared sample (`{args.data.name}`): `tnforge build` with its defaults (hash "
         f"split 90/5/5), then `tnforge train seq2seq` with its defaults ({budget}, device {args.device}), "
-        f"then the dev split decoded with beam {args.beam} and every error judged by the covering grammar "
-        f"({figures['grammar']}).",
+        f"then the dev split decoded with beam {args.beam}; {figures['grammar']}.",
+        "",
+        f"Command: `python benchmarks/train_seq2seq.py {' '.join(sys.argv[1:])}`.",
         "",
         "| training | stopped by | dev tokens | all tokens | non-trivial tokens | sentences | decoding |",
         "|---|---|---:|---:|---:|---:|---:|",
