@@ -6,7 +6,7 @@ process; a failing step is reported and the next one runs.
     python benchmarks/cuda_paths.py --data sample=out/sample --data en=out/en --work /tmp/cuda --log-dir LOGS
 
 Prints one table (step, seconds, exit status, peak GPU memory, the step's figure) and writes the full output
-of every step to LOGS/steps.log and the table to LOGS/summary.json. The figures are in docs/training.md.
+of every step to LOGS/steps.log and the table to LOGS/summary.json. How to check a GPU machine: docs/guides/train-at-scale.md.
 """
 
 from __future__ import annotations

@@ -5,15 +5,20 @@ Uses the model and dataset of benchmarks/train_seq2seq.py (run that first), or -
 
     python benchmarks/decode.py --work /tmp/s2s-bench
     python benchmarks/decode.py --model runs/s2s --data out/sample --splits dev,test --threads 1,2
+    python benchmarks/decode.py --work /tmp/s2s-bench --write-docs docs/results/decoding-speed.md
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import os
 import sys
 import time
 from pathlib import Path
+
+from train_throughput import machine
 
 
 def main() -> None:
@@ -26,6 +31,7 @@ def main() -> None:
     parser.add_argument("--top-k", default="1,10", help="comma-separated top-k values to time")
     parser.add_argument("--threads", default="1,2", help="comma-separated CPU thread counts to time")
     parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--write-docs", type=Path, help="write the results page (Markdown) here")
     args = parser.parse_args()
 
     import torch
@@ -43,6 +49,7 @@ def main() -> None:
     if torch.cuda.is_available():
         devices.append(("cuda", 0))
     results = []
+    load_before = os.getloadavg()[0]
     for device, threads in devices:
         if threads:
             torch.set_num_threads(threads)
@@ -66,6 +73,27 @@ def main() -> None:
                    default=0.0)
     print(f"best CPU speed, beam {args.beam}, top-1: {best_cpu:.0f} tokens/s "
           f"(aim ≥ 500: {'met' if best_cpu >= 500 else 'NOT met'})")
+    if args.write_docs:
+        conditions = (f"{machine('cpu')}; load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after"
+                      + (f"; {torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else ""))
+        args.write_docs.write_text(results_page(results, args, model, data, conditions), encoding="utf-8")
+        print(f"wrote {args.write_docs}", file=sys.stderr)
+
+
+def results_page(results: list[dict], args: argparse.Namespace, model: Path, data: Path, conditions: str) -> str:
+    """The results page: tokens per second of the batched beam search, by device, threads and top-k."""
+    lines = ["# Decoding speed", "",
+             f"Written by `benchmarks/decode.py` on {datetime.date.today().isoformat()}: {conditions}.", "",
+             f"The seq2seq at `{model}` (by default the run of `benchmarks/train_seq2seq.py`: the shared sample, the "
+             f"trainer's defaults) decodes the {args.splits.replace(',', ' and ')} splits of `{data}` "
+             f"({results[0]['tokens']:,} tokens, "
+             f"up-sampling copies left out) with beam {args.beam}, batches of {args.batch_size}, after one warm-up "
+             "file.", "",
+             "| device | top-k | seconds | tokens/s |", "|---|---:|---:|---:|"]
+    lines += [f"| {r['device']} | {r['top_k']} | {r['seconds']:.2f} | {r['tokens_per_s']:,.0f} |" for r in results]
+    lines += ["", "On a CPU that other work shares, one torch thread is often faster than two fighting for two "
+              "cores; `--threads 1` sets it for `tnforge decode`, `evaluate` and `normalize`.", ""]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

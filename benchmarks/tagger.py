@@ -3,7 +3,7 @@ the semiotic-class tagger (a) on the hash-split build's dev and test splits (`tn
 defaults) and (b) by k-fold cross-validation over every sentence, a steadier estimate than ~170 non-trivial
 test tokens. Aims (issue #16): class accuracy ≥ 99.5% of all tokens and ≥ 99% of non-trivial tokens.
 `--cv-sentences train+dev` leaves the build's test split out of the cross-validation: the figure features
-and defaults are chosen on (docs/training.md), so test stays unseen until it is scored once.
+and defaults are chosen on (docs/explanation/tagger.md), so test stays unseen until it is scored once.
 
     python benchmarks/tagger.py --work /tmp/tagger-bench
     python benchmarks/tagger.py --work /tmp/tagger-bench --folds 0      # skip cross-validation

@@ -4,7 +4,7 @@ The corpus splits punctuation off words ("word ," not "word,"), keeps contractio
 ("wasn't", "Girls'"), and keeps some multi-word spans as one token: dates ("12 May 2019", "May 12, 2019",
 "September 2014"), measures ("5 km", "1.06 sq mi"), money and large numbers ("$90 billion", "2.5 million"),
 spelled initials ("S. R. C."). `tokenize` reproduces that from raw text; `detokenize` makes the raw text a
-person would write from corpus tokens (the input used to measure the tokenizer: docs/training.md, "Raw text").
+person would write from corpus tokens (the input used to measure the tokenizer: docs/explanation/tagger.md, "The tokenizer it works with").
 Pure standard library: used by the tagger, the normalizer and benchmarks alike.
 """
 

@@ -11,7 +11,7 @@ progress bar with one line per dev evaluation.
 Under `torchrun` every rank runs this loop on its own part of the data (`trainers.sharding`) with the model
 wrapped in DistributedDataParallel; `--batch-size` is the global batch. Rank 0 alone evaluates, writes and
 prints. A resumed run continues bit for bit on the same world size and device (every RNG, the data
-position, optimizer, schedule and scaler states are in the checkpoint); see docs/training-at-scale.md.
+position, optimizer, schedule and scaler states are in the checkpoint); see docs/guides/train-at-scale.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Ctrl-C in any phase of a long command says what is complete and what is not, in one line, exit 130.
 
 The interrupt is raised where the work runs (the step a user would stop), so each message is checked without
-racing a signal; tests/test_build_errors.py sends real SIGINTs to the build and negatives pipelines."""
+racing a signal; tests/pipelines/test_build_errors.py sends real SIGINTs to the build and negatives pipelines."""
 
 from __future__ import annotations
 

@@ -79,7 +79,7 @@ def test_boundary_scores_count_tokens_whose_both_ends_match():
 
 
 def test_real_sentences_tokenize_like_the_corpus(shared_tsv):
-    """Floors a little under the measured figures (docs/training.md, "Raw text"): rules were tuned on the
+    """Floors a little under the measured figures (docs/training.md, "Raw text", in git history): rules were tuned on the
     "tune" half only; "held_out" is scored, never studied."""
     scores = measure(str(shared_tsv))
     assert set(scores) == set(HALVES)
@@ -99,7 +99,7 @@ def test_bundled_sample_never_used_for_tuning_tokenizes_well(bundled_tsv):
 def test_real_kestrel_number_forms_stay_whole():
     """Real Kestrel tokens outside the shared sample (issue #15's token files), each in a carrier sentence: the
     share the tokenizer keeps whole per class, at the figures measured on the files kept after the licence cleanup
-    (943 tokens, tests/data/README.md; docs/training.md, "Rarer number forms on real data")."""
+    (943 tokens, tests/data/README.md; docs/training.md, "Rarer number forms on real data", in git history)."""
     from collections import Counter
 
     from tests.support.kestrel_external import real_tokens

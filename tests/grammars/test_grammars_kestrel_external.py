@@ -2,7 +2,7 @@
 kestrel_fresh_en.tsv, kestrel_round4_en.tsv, kestrel_round7_en.tsv; sources and licences in tests/data/README.md):
 coverage per class and part of the split, and rejection of corruptions.
 
-The floors are the figures reached (docs/grammars.md): no token of kestrel_fresh_en.tsv or kestrel_round4_en.tsv
+The floors are the figures reached (docs/grammars.md in git history): no token of kestrel_fresh_en.tsv or kestrel_round4_en.tsv
 (rounds 4-5) was missed, so none of their halves was studied. A grammar change that licenses fewer real readings fails
 here."""
 
@@ -63,7 +63,7 @@ def test_fresh_tokens_of_unseen_sentences_are_licensed(g: Grammar) -> None:
 def test_number_tokens_of_rounds_four_and_five_are_licensed(g: Grammar) -> None:
     """kestrel_round4_en.tsv: the rare classes of sentences 5229-6977 (round 4, batches 1-2), then every number
     class of the last sentences no file had taken (round 5, batches 3-4: 4809-4828, 5200-5228, 6978-7550, 4097-4099);
-    each batch split before it was measured; no token was missed, so no half was studied (docs/grammars.md)."""
+    each batch split before it was measured; no token was missed, so no half was studied (docs/grammars.md in git history)."""
     batches = round4_batches()
     rows = [row for batch in batches for row in batch]
     assert [len(batch) for batch in batches] == [49, 16, 207, 1] and len(round4_pairs()) == len(rows) == 273
@@ -77,7 +77,7 @@ def test_number_tokens_of_rounds_four_and_five_are_licensed(g: Grammar) -> None:
     _every_class_covered(round4_pairs, g, 120)
 
 
-#: Round 7's rows left unlicensed after its widening (docs/grammars.md): a misspelt source reading ("fourty"; the
+#: Round 7's rows left unlicensed after its widening (docs/grammars.md in git history): a misspelt source reading ("fourty"; the
 #: E-notation itself is now read), Kestrel dropping a trailing word (M, U.S.), and "m" read as minutes (left out: it would
 #: make meters and minutes one symbol's readings).
 ROUND7_MISSES = {("DECIMAL", "3.66E-49"), ("MEASURE", "7.62 mm M"), ("TELEPHONE", "527-28479 U.S."),
@@ -106,7 +106,7 @@ def test_round_seven_holds_no_written_form_of_the_shared_sample(shared_tsv) -> N
 
 
 def test_round_two_conventions(g: Grammar) -> None:
-    """The conventions widened in round 3 (docs/grammars.md), and what stays rejected. The unit lexicon they were
+    """The conventions widened in round 3 (docs/grammars.md in git history), and what stays rejected. The unit lexicon they were
     first seen in was dropped from the project (no licence, tests/data/README.md); these tokens pin the grammars."""
     for token, spoken, cls in [("2 kDa", "two kilodaltons", "MEASURE"), ("2 sq/km", "two square per kilometer",
                                "MEASURE"), ("5 megatons/year", "five mega tons per year", "MEASURE"),

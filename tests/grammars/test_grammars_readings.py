@@ -19,7 +19,7 @@ def test_verbalizer_reproduces_the_shared_samples_urls(shared_tsv):
     rows = list(_rows(shared_tsv, "ELECTRONIC"))
     assert len(rows) == 23
     right = {before for before, after in rows if verbalize(before) == after}
-    # 20 of 23 (docs/training.md); the test split's URL (held out while the rules were written) among them.
+    # 20 of 23 (docs/training.md in git history); the test split's URL (held out while the rules were written) among them.
     assert len(right) == 20
     assert "informationhttp://dynamic.stlouis-mo.gov/census/neighborhood.cfmhttp://dynamic.stlouis-mo.gov/census/" \
            "neigh_comp.cfm" in right
@@ -122,7 +122,7 @@ def test_plain_reading_writes_the_corpuss_american_spellings(token, american):
 
 def test_plain_reading_against_the_shared_sample(shared_tsv):
     """Rules read off British words of the sample's train split: every word they rewrite, as the corpus
-    does, but three proper nouns and a "synagogues" the corpus left British (docs/grammars.md)."""
+    does, but three proper nouns and a "synagogues" the corpus left British (docs/grammars.md in git history)."""
     from tnforge.grammars.plain import reading
 
     rewritten = [(before, after) for before, after in _rows(shared_tsv, "PLAIN") if reading(before) is not None]

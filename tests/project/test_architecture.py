@@ -1,4 +1,4 @@
-"""The dependency rules and size limits of docs/architecture.md, checked on the source tree."""
+"""The dependency rules and size limits of docs/explanation/architecture.md, checked on the source tree."""
 
 from __future__ import annotations
 

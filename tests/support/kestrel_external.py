@@ -1,5 +1,5 @@
 """Real Kestrel readings the grammars were not written from: loading and the stable studied / held-out split
-(docs/grammars.md). Every file's source and licence: tests/data/README.md."""
+(docs/guides/grammars.md). Every file's source and licence: tests/data/README.md."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ cardinal, day and month swapped, a dropped "point"), generic edits (`generic_lis
 substitute a word of the class's vocabulary), suffix confusions (`suffix_list`: readings of other inputs
 sharing the longest suffixes, Gokcen, Zhang & Sproat 2019) and random association (`draws`: a pool in a
 hashed rotation; `within_class`, `global_draws`). Draw r of a hashed rotation is `(start + r × stride) mod
-length`. `input_pairs` is `chunk_pairs` of one input. docs/negatives.md describes the procedure.
+length`. `input_pairs` is `chunk_pairs` of one input. docs/guides/negatives.md describes the procedure.
 """
 
 from __future__ import annotations

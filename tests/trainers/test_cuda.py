@@ -2,7 +2,7 @@
 tagger), the covering-grammar constraint on GPU tensors, and what the GPU trained read back on the CPU.
 
 Skipped where torch sees no CUDA device (CI has none); run on a GPU machine with
-`python -m pytest tests/trainers/test_cuda.py` (docs/training.md, "On a GPU").
+`python -m pytest tests/trainers/test_cuda.py` (docs/guides/train-at-scale.md, "Checking a GPU machine").
 """
 
 from __future__ import annotations

@@ -16,13 +16,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "negatives": ("tnforge.cli.negatives:negatives", "Generate negative pairs for the dual encoders."),
     "validate": ("tnforge.cli.validate:validate", "Validate a dataset directory with Great Expectations."),
     "grammar": ("tnforge.cli.grammar:grammar", "Covering grammars: readings, coverage, lexicon learning."),
-    "train": ("tnforge.cli.train:train", "Train a model: seq2seq, tagger or a dual encoder."),
+    "train": ("tnforge.cli.train:train", "Train a model: seq2seq, DNC, tagger or a dual encoder."),
     "decode": ("tnforge.cli.decode:decode", "Beam-search decode a dataset and write top-k hypotheses."),
     "normalize": ("tnforge.cli.normalize:normalize", "Normalize a sentence of text with a trained model."),
     "evaluate": ("tnforge.cli.evaluate:evaluate", "Evaluate a model per semiotic class."),
     "compare": ("tnforge.cli.compare:compare", "Compare constrained decoding configurations (Table 1)."),
     "sweep-lambda": ("tnforge.cli.sweep_lambda:sweep_lambda", "Error rate per class against the constraint weight."),
     "loop": ("tnforge.cli.loop:loop", "Adversarial top-k loop: decode, regenerate, retrain the filter."),
+    "docs": ("tnforge.cli.docs:docs", "Build the documentation site for offline reading (or serve it)."),
 }
 
 

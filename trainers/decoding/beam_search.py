@@ -1,6 +1,6 @@
 """Batched beam search over every input of a batch at once ([inputs × beam] decoder rows), with top-k
 output, an early exit per input once no live hypothesis can beat its kept ones, and a batch's constraint
-(`hooks.BatchConstraint`) adding scores, masks and STOP bonuses (docs/training.md). Typed against the decoding
+(`hooks.BatchConstraint`) adding scores, masks and STOP bonuses (docs/guides/decode-evaluate.md). Typed against the decoding
 protocol (`protocol.DecodableModel`): any family's model, whatever its special ids."""
 
 from __future__ import annotations

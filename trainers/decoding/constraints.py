@@ -1,6 +1,6 @@
 """The decoding constraints of Gokcen, Zhang & Sproat (2019): the sequence DE at STOP (+λ(s − 0.5)), the
 vocabulary filter on every word (+λ(s − 1)), and the covering grammar's hard mask; the grammar arrives as
-a callable `(before, cls) → word tuples`, so no grammar library is imported (docs/constraints.md)."""
+a callable `(before, cls) → word tuples`, so no grammar library is imported (docs/guides/constrained-decoding.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The constraint hook of the beam search, in the logits-processor style: a `DecodingConstraint` hands out a
 fresh `BatchConstraint` per batch (`for_batch`), which scores steps and STOPs and reports its `counts`;
-nothing survives between batches. See docs/training.md ("The constraint hook")."""
+nothing survives between batches. See docs/guides/constrained-decoding.md ("Write your own constraint")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Plain text → corpus-style tokens → context windows, for normalizing raw sentences with a trained model.
 `tokenize` is `tnforge.tokenizer.tokenize` (the Sproat & Jaitly corpus tokenization; rules, limits and
-figures: docs/training.md, "Raw text"); windows come from `tnforge.windows`, as in the dataset build."""
+figures: docs/explanation/tagger.md); windows come from `tnforge.windows`, as in the dataset build."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from tnforge.trainers.config_dicts import known_fields
 
 KINDS = ("sequence", "vocabulary")
 HEADS = ("mlp", "dot")
-#: Feature version of new models: 2 adds the token's shape and trivial-reading pair features (docs/constraints.md).
+#: Feature version of new models: 2 adds the token's shape and trivial-reading pair features (docs/guides/constrained-decoding.md).
 FEATURES = 2
 
 

@@ -2,7 +2,7 @@
 
 Rare classes (MONEY: 12 tokens of the 46k-token sample, TIME: 2) are too thin for the trees to learn, yet
 their written forms are unambiguous: in the shared sample every token matching each pattern below has
-that class (counts in docs/training.md, "Tagger"). A rule fires only on the whole token; `context_class`
+that class (docs/explanation/tagger.md, "Rules"; tests/trainers/test_tagger.py checks). A rule fires only on the whole token; `context_class`
 adds the one rule that looks at the neighbours (a colon between numbers: PLAIN in 9 of the 10 in train + dev).
 """
 

@@ -35,7 +35,7 @@ class TaggerConfig:
     data: str = ""
     out: str = ""
     rounds: int = 400  # boosting rounds at most
-    learning_rate: float = 0.1  # chosen by 5-fold cross-validation over train + dev (docs/training.md)
+    learning_rate: float = 0.1  # chosen by 5-fold cross-validation over train + dev (benchmarks/tagger.py)
     max_depth: int = 6
     colsample: float = 0.5  # share of the features each tree may use
     patience: int = 30  # rounds without dev improvement before stopping (0: no early stopping)
@@ -45,7 +45,7 @@ class TaggerConfig:
     max_words: int = 2000  # frequent words with their own rank feature
     seed: int = 0
     threads: int = 1  # xgboost's OpenMP threads spin-wait: on a busy machine 2 threads ran 10x slower than 1
-    device: str = "cpu"  # xgboost's device: cpu, cuda or cuda:N (run on an H100: docs/training.md, "On a GPU")
+    device: str = "cpu"  # xgboost's device: cpu, cuda or cuda:N (docs/guides/train-at-scale.md)
     overwrite: bool = False
 
 

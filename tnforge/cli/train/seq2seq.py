@@ -39,7 +39,7 @@ def seq2seq(resume: bool, overwrite: bool, **values: Any) -> None:
     """Train the attention seq2seq normalizer (characters of the window in, words of the reading out).
 
     Streams examples/train of --data, early-stops on examples/dev, writes checkpoint.pt, best.pt, metrics.jsonl,
-    timing.jsonl and training.png into --out. Several GPUs or machines: torchrun (docs/training-at-scale.md).
+    timing.jsonl and training.png into --out. Several GPUs or machines: torchrun (docs/guides/train-at-scale.md).
 
     \b
     Examples:
