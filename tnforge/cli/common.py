@@ -267,8 +267,9 @@ def reading_parts(model: str, tagger: str | None, grammar_constraint: bool, devi
             if note := grammar_note(model, parts.grammar_version, adapter.version()):
                 click.echo(f"note: {note}", err=True)
         return parts
+    loaded = load_model(model, device, threads)  # a run of another kind or no checkpoint: its own one line
     if unguarded is False and not (tagger and grammar_constraint):
         raise click.ClickException(bare_model_refusal(model))
     reading_words, covered = grammar_words(grammar_constraint)
-    return NormalizerParts(load_model(model, device, threads), load_tagger(tagger) if tagger else None,
-                           reading_words, covered, None if unguarded else CONFIDENCE, THRESHOLD)
+    return NormalizerParts(loaded, load_tagger(tagger) if tagger else None, reading_words, covered,
+                           None if unguarded else CONFIDENCE, THRESHOLD)

@@ -166,7 +166,7 @@ def read_sentences(
                     unions[(s, t)] = (classes_here, shares, scored)
                     pending += [(s, t, window_input(result.tokens, t), key) for key in keys]
                 continue
-            expanded = abbreviation_reading(result.tokens, t) if cls == "PLAIN" else None
+            expanded = abbreviation_reading(result.tokens, t) if cls == "PLAIN" and grammar_readings else None
             if expanded is not None and (reading_words is None or tuple(expanded[0].split()) in reading_words(token, cls)):
                 result.readings[t], result.hypotheses[t], result.grammar[t] = expanded[0], [(expanded[0], 0.0)], True
                 result.routes[t] = f"PLAIN {probability:.2f}: {expanded[1]}"

@@ -29,12 +29,15 @@ SEQ2SEQ_WEIGHT = 1.0
 def likely_classes(probabilities: Sequence[float], names: Sequence[str], confidence: float,
                    limit: int = MAX_LIKELY) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """The likely classes of one token (most probable first) and their probabilities: the fewest classes
-    whose probabilities reach `confidence` (one when the first does), at most `limit`."""
+    whose probabilities reach `confidence` (one when the first does), at most `limit`, leaving out any class
+    below 1 − `confidence` (it cannot matter at that confidence)."""
     order = sorted(range(len(names)), key=lambda j: (-float(probabilities[j]), j))
     classes: list[str] = []
     shares: list[float] = []
     total = 0.0
     for j in order[:limit]:
+        if classes and float(probabilities[j]) < 1.0 - confidence:
+            break
         classes.append(names[j])
         shares.append(float(probabilities[j]))
         total += float(probabilities[j])
