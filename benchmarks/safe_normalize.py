@@ -26,6 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT.parent / "shared" / "data" / "en_sample.tsv"
 RESULTS = ROOT / "docs" / "results"
+#: The speed configurations: this issue's reading, and the routing before it (first class alone, unchecked).
+SAFE = "likely classes, readings checked"
+FIRST = "first class alone, unchecked (before)"
 EXAMPLES = ["Train 540 leaves at 4:45", "It costs $3.50 and weighs 3kg.", "221B Baker St.", "It takes 20 min.",
             "The church of St John stands on Mt Hood.", "Vol. 3 was printed in 1900 by Acme Ltd."]
 
@@ -82,17 +85,28 @@ def accuracy(loaded, tagger, constraint, judge, reading_words, data: Path, split
     return figures
 
 
-def speed(normalizer, texts: list[str], lines: int, threads: int) -> dict:
+def speed(normalizers: dict, texts: list[str], lines: int, threads: int, rounds: int = 2) -> list[dict]:
+    """Sentences per second of `normalize_lines` (what `normalize --file` runs) for each configuration, timed
+    in turn `rounds` times (so a change of load hits each alike); the best round of each."""
     import torch
 
     from tnforge.trainers.normalize import normalize_lines
 
     torch.set_num_threads(threads)
     batch = (texts * (lines // max(len(texts), 1) + 1))[:lines]
-    normalize_lines(normalizer, iter(texts), lambda _text: None)  # warm-up: grammar, caches
-    done = normalize_lines(normalizer, iter(batch), lambda _text: None)
-    return {"threads": threads, "sentences": done.sentences, "seconds": round(done.seconds, 2),
-            "sentences_per_s": round(done.sentences / done.seconds, 1), "unlicensed": len(done.unlicensed)}
+    best: dict[str, dict] = {}
+    for normalizer in normalizers.values():
+        normalize_lines(normalizer, iter(texts), lambda _text: None)  # warm-up: grammar, caches
+    for _ in range(rounds):
+        for name, normalizer in normalizers.items():
+            done = normalize_lines(normalizer, iter(batch), lambda _text: None)
+            rate = round(done.sentences / done.seconds, 1)
+            if name not in best or rate > best[name]["sentences_per_s"]:
+                best[name] = {"configuration": name, "threads": threads, "sentences": done.sentences,
+                              "seconds": round(done.seconds, 2), "sentences_per_s": rate,
+                              "unlicensed": len(done.unlicensed), "load_average": os.getloadavg()[0]}
+            print(json.dumps(best[name]), flush=True)
+    return list(best.values())
 
 
 def markdown(report: dict) -> str:
@@ -115,9 +129,10 @@ def markdown(report: dict) -> str:
             lines.append(f"- {where}: `{e['before']}` {e['class']} (predicted {e['predicted_class']}) → "
                          f"\"{e['prediction']}\", corpus \"{e['gold']}\" [{e['route']}]")
     lines += ["", "`normalize --file` speed (dev + test sentences of the shared sample repeated, grammar on):", "",
-              "| torch threads | sentences | seconds | sentences/s |", "|---:|---:|---:|---:|"]
-    lines += [f"| {s['threads']} | {s['sentences']:,} | {s['seconds']} | **{s['sentences_per_s']}** |"
-              for s in report["speed"]]
+              "| configuration | torch threads | sentences | seconds | sentences/s | load average (1 min) |",
+              "|---|---:|---:|---:|---:|---:|"]
+    lines += [f"| {s['configuration']} | {s['threads']} | {s['sentences']:,} | {s['seconds']} | "
+              f"**{s['sentences_per_s']}** | {s['load_average']:.1f} |" for s in report["speed"]]
     lines += ["", "The issue's sentences:", ""]
     lines += [f"- \"{text}\" → \"{spoken}\"" for text, spoken in report["examples"].items()]
     targets = report["targets"]
@@ -165,17 +180,22 @@ def main() -> None:
     normalizer = Normalizer(parts.loaded, parts.tagger, constraint, reading_words=reading_words, judge=judge)
     report["examples"] = {text: normalizer.text(normalizer([text])[0]) for text in EXAMPLES}
     texts = [detokenize(s.tokens) for split in ("dev", "test") for s in gold_sentences(example_files(data, split), split)]
-    report["speed"] = [speed(normalizer, texts, args.lines, threads) for threads in (1, 2)]
+    configurations = {SAFE: normalizer,
+                      FIRST: Normalizer(parts.loaded, parts.tagger, constraint, reading_words=reading_words,
+                                        confidence=None)}
+    report["speed"] = [row for threads in (1, 2) for row in speed(configurations, texts, args.lines, threads)]
     test = report["accuracy"]["shared sample, test"]["routed by likely classes"]
     unrecoverable = {w: f["routed by likely classes"]["unrecoverable"] for w, f in report["accuracy"].items()}
-    best = max(s["sentences_per_s"] for s in report["speed"])
+    best = max(s["sentences_per_s"] for s in report["speed"] if s["configuration"] == SAFE)
     report["targets"] = [
         {"target": "0 unrecoverable errors whatever the tagger predicted", "met": not any(unrecoverable.values()),
          "measured": "; ".join(f"{w}: {n}" for w, n in unrecoverable.items())},
         {"target": "shared test sentence accuracy ≥ 97.24%", "met": test["sentence_accuracy"] >= 0.9724,
          "measured": f"{test['sentence_accuracy']:.2%}"},
         {"target": "`normalize --file` ≥ 300 sentences/s on 2 cores with the grammar", "met": best >= 300,
-         "measured": f"{best} sentences/s (best of 1 and 2 torch threads)"},
+         "measured": f"{best} sentences/s (best of 1 and 2 torch threads; first-class routing, unchecked, "
+                     f"{max(s['sentences_per_s'] for s in report['speed'] if s['configuration'] == FIRST)} "
+                     "at the same time)"},
     ]
     args.out.mkdir(parents=True, exist_ok=True)
     for name, text in (("safe-normalize.json", json.dumps(report, indent=1, default=str) + "\n"),

@@ -101,3 +101,26 @@ def test_meaning_errors_per_class_with_tokenizations_aligned():
     passed, line = gate({"meaning_errors": found}, "raw")
     assert not passed and "1 unrecoverable error(s) in raw (CARDINAL 1); 1 gold token(s) not judged" in line
     assert gate({}, "raw")[0] is False  # nothing judged it: never "passed"
+
+
+def test_abbreviations_agree_with_every_corpus_token(shared_tsv, bundled_tsv):
+    """Every token of the shared and bundled samples the abbreviation rule decides is PLAIN in the corpus and
+    read there as the rule reads it by its context (42 of the shared sample, 3 of the bundled one)."""
+    from tnforge.readers import read_corpus_file
+    from tnforge.token_blocks import TokenBlock
+
+    decided, disputed = 0, []
+    for path in (shared_tsv, bundled_tsv):
+        for item in read_corpus_file(str(path)):
+            if not isinstance(item, TokenBlock):
+                continue
+            befores, classes, afters = item.befores.to_pylist(), item.classes.to_pylist(), item.afters.to_pylist()
+            for start, end in zip(item.offsets[:-1], item.offsets[1:], strict=True):
+                tokens = befores[int(start):int(end)]
+                for i, token in enumerate(tokens):
+                    if abbreviation(token):
+                        decided += 1
+                        got = ("PLAIN", abbreviation_reading(tokens, i)[0])
+                        if got != (classes[int(start) + i], afters[int(start) + i]):
+                            disputed.append((tokens[max(0, i - 2): i + 3], got))
+    assert decided >= 45 and disputed == []

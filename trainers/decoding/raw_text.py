@@ -180,7 +180,7 @@ def read_sentences(
             others = alternatives[s][t] if alternatives is not None else ()
             cls = result.classes[t] = result.read_in[t] = decoding_class(token, cls, others, reading_words, covered)
             readings = reading_words(token, cls) if reading_words is not None and cls in covered else ()
-            usable = spellable(readings, loaded.output_vocab) if readings else []
+            usable = bool(readings) and spellable(readings, loaded.output_vocab)
             fixed = None
             if grammar_readings:
                 fixed = grammar_reading(reading_words, token, cls) or (
@@ -258,7 +258,7 @@ def tag_sentences(tagger: Any, sentences: Sequence[Sequence[str]], confidence: f
         tagged.alternatives.append([tuple(names[j] for j in order[row + i] if names[j] != p.cls)[:ALTERNATIVES]
                                     for i, p in enumerate(predictions)])
         tagged.likely.append([likely_classes(probs[row + i], names, confidence)
-                              if p.cls == names[int(order[row + i, 0])] and p.probability < 1.0
+                              if p.probability < confidence and p.cls == names[int(order[row + i, 0])]
                               else ((p.cls,), (float(p.probability),)) for i, p in enumerate(predictions)])
         row += len(predictions)
     return tagged

@@ -59,9 +59,10 @@ def unsure(classes: Sequence[str], shares: Sequence[float]) -> str:
     return ", ".join(f"{cls} {share:.2f}" for cls, share in zip(classes, shares, strict=True))
 
 
-def spellable(readings: Collection[tuple[str, ...]], vocab: Any) -> list[tuple[str, ...]]:
-    """The readings whose every word the model's output vocabulary has (the ones a constraint can hold)."""
-    return [words for words in readings if vocab.unk_id not in vocab.encode(" ".join(words))]
+def spellable(readings: Collection[tuple[str, ...]], vocab: Any) -> bool:
+    """Whether the model's output vocabulary has every word of one of `readings` at least (a constraint can
+    hold the token); stops at the first such reading."""
+    return any(vocab.unk_id not in vocab.encode(" ".join(words)) for words in readings)
 
 
 #: The seq2seq score given to a class's reading the model cannot spell (the grammar's shortest reading).
