@@ -28,7 +28,7 @@ SAMPLE = ROOT.parent / "shared" / "data" / "en_sample.tsv"
 RESULTS = ROOT / "docs" / "results"
 #: The speed configurations: this issue's reading, and the routing before it (first class alone, unchecked).
 SAFE = "likely classes, readings checked"
-FIRST = "first class alone, unchecked (before)"
+FIRST = "first class alone, unchecked"
 EXAMPLES = ["Train 540 leaves at 4:45", "It costs $3.50 and weighs 3kg.", "221B Baker St.", "It takes 20 min.",
             "The church of St John stands on Mt Hood.", "Vol. 3 was printed in 1900 by Acme Ltd."]
 
@@ -155,18 +155,16 @@ def main() -> None:
     load = os.getloadavg()
     data, bundled, model, tagger = prepare(args)
 
-    from tnforge.cli import cli
     from tnforge.grammars import adapter
     from tnforge.tokenizer import detokenize
     from tnforge.trainers.decoding.constraint_sets import grammar_constraint
     from tnforge.trainers.evaluation.raw_text import gold_sentences
     from tnforge.trainers.normalize import Normalizer
-    from tnforge.trainers.normalizer_run import open_normalizer
+    from tnforge.trainers.normalizer_run import assemble, open_normalizer
     from tnforge.trainers.seq2seq.data import example_files
 
     normalizer_dir = args.work / "normalizer"
-    cli.main(args=["normalizer", "assemble", "--model", str(model), "--tagger", str(tagger), "--out",
-                   str(normalizer_dir), "--overwrite"], prog_name="tnforge", standalone_mode=False)
+    assemble(model, tagger, normalizer_dir, adapter.version(), overwrite=True)  # = `tnforge normalizer assemble`
     parts = open_normalizer(normalizer_dir, "cpu")
     reading_words, covered = adapter.reading_words()
     judge, _ = adapter.judge(True)
