@@ -99,8 +99,11 @@ def unspellable_reading(reading_words: ReadingWords | None, token: str, cls: str
     if reading_words is None or cls not in covered:
         return None
     readings = list(reading_words(token, cls))
-    if not readings or any(vocab.unk_id not in vocab.encode(" ".join(words)) for words in readings):
-        return None
+    return shortest_reading(readings) if readings and not spellable(readings, vocab) else None
+
+
+def shortest_reading(readings: Collection[tuple[str, ...]]) -> str:
+    """The shortest of licensed readings (fewest words, then alphabetical), as one string."""
     return " ".join(min(readings, key=lambda words: (len(words), words)))
 
 
@@ -158,8 +161,8 @@ def read_sentences(
                 fixed, keys, scored, result.routes[t] = union_route(token, classes_here, shares, reading_words,
                                                                     loaded.output_vocab)
                 result.read_in[t] = union_class(classes_here)
-                if fixed is not None:
-                    result.readings[t], result.hypotheses[t], result.grammar[t] = fixed, [(fixed, 0.0)], True
+                if fixed is not None:  # their one reading (the grammar's: `=`), or left as written
+                    result.readings[t], result.hypotheses[t], result.grammar[t] = fixed, [(fixed, 0.0)], fixed != SELF
                 elif reading_words is None:
                     pending.append((s, t, window_input(result.tokens, t), keys[0]))
                 else:
@@ -184,7 +187,7 @@ def read_sentences(
             fixed = None
             if grammar_readings:
                 fixed = grammar_reading(reading_words, token, cls) or (
-                    " ".join(min(readings, key=lambda words: (len(words), words))) if readings and not usable else None)
+                    shortest_reading(readings) if readings and not usable else None)
             if fixed is not None:  # the grammar's one reading, or its shortest when the model can spell none
                 result.readings[t], result.hypotheses[t], result.grammar[t] = fixed, [(fixed, 0.0)], True
                 result.routes[t] = sure_why(cls, probability, False, True, fixed, False)

@@ -87,7 +87,8 @@ def union_route(token: str, classes: Sequence[str], shares: Sequence[float], rea
         if spellable([tuple(text.split()) for text in part], vocab):
             keys.append(part_key(cls))
         else:
-            scored.append((min(part, key=lambda text: (len(text.split()), text)), UNSPELLABLE_SCORE))
+            scored.append((" ".join(min((tuple(text.split()) for text in part), key=lambda w: (len(w), w))),
+                           UNSPELLABLE_SCORE))
     if not every:
         return SELF, [], [], f"unsure ({doubt}); no reading in any: left as written"
     if len(every) == 1:
