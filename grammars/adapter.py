@@ -20,7 +20,7 @@ import importlib
 import importlib.util
 from collections.abc import Callable, Collection, Sequence
 
-from tnforge.schemas.classes import COVERED
+from tnforge.schemas.classes import COVERED, UNION, union_parts
 
 Item = tuple[str, str, str | None]
 BatchJudge = Callable[[Sequence[Item]], list[bool | None]]
@@ -172,12 +172,29 @@ class GrammarWords:
         self.grammars = _grammars()
 
     def __call__(self, before: str, cls: str | None) -> Collection[tuple[str, ...]]:
+        if cls is not None and UNION in cls:
+            return self.union(before, union_parts(cls))
         try:
             return self.grammars.reading_words(before, cls, self.limit)
         except Exception:  # noqa: BLE001 - a token the grammar cannot parse stays unconstrained
             return frozenset()
 
+    def union(self, before: str, classes: Sequence[str]) -> frozenset[tuple[str, ...]]:
+        """The readings of a token in any of `classes` (a token the tagger is unsure about): of each class, the
+        one reading the grammar commits to when it does (a LETTERS token spelt, a British word in American,
+        a URL), else every reading it licenses (none for a class it does not cover)."""
+        found: set[tuple[str, ...]] = set()
+        for cls in classes:
+            if (one := self.reading(before, cls)) is not None:
+                found.add(tuple(one.split()))
+            elif cls in COVERED:
+                found.update(self(before, cls))
+        return frozenset(found)
+
     def reading(self, before: str, cls: str | None) -> str | None:
+        if cls is not None and UNION in cls:  # several likely classes: the one reading their union licenses
+            only = self.union(before, union_parts(cls))
+            return " ".join(next(iter(only))) if len(only) == 1 else None
         find = getattr(self.grammars, "reading", None)
         try:
             return find(before, cls) if callable(find) else None

@@ -49,3 +49,17 @@ COVERED: frozenset[str] = frozenset(cls.name for cls in CLASSES if cls.covered)
 NUMERIC: tuple[str, ...] = tuple(cls.name for cls in CLASSES if cls.numeric)
 #: Class → grammar module name (under tnforge.grammars).
 GRAMMAR_MODULES: dict[str, str] = {cls.name: cls.grammar for cls in CLASSES}
+
+#: Joins the classes of a token the tagger is unsure about into one decoding key ("CARDINAL|DATE"): the
+#: covering grammar reads such a key as the union of its classes' readings.
+UNION = "|"
+
+
+def union_class(classes: tuple[str, ...] | list[str]) -> str:
+    """The decoding key of several likely classes (one class: the class itself)."""
+    return UNION.join(classes)
+
+
+def union_parts(key: str | None) -> tuple[str, ...]:
+    """The classes of a decoding key (`union_class`); () for None."""
+    return tuple(part for part in key.split(UNION) if part) if key else ()

@@ -91,7 +91,8 @@ UNIT = (r"(?:sq\.? (?:mi|km|ft|yd|m)|fl\.? ?oz|"
         r"mA|kA|mV|kV|MV|kW|MW|GW|TW|mW|Wh|kWh|MWh|GWh|TWh|mAh|kJ|MJ|GJ|eV|keV|MeV|GeV|TeV|cal|kcal|"
         r"hPa|kPa|MPa|GPa|mbar|atm|mmHg|kN|MN|dB|rpm|bpd|"
         r"kB|KB|MB|GB|TB|PB|kb|Kb|Mb|Gb|Tb|kbps|Kbps|Mbps|Gbps|kb/s|Mb/s|Gb/s|MB/s|GB/s|"
-        r"mol|mmol|μmol|Da|kDa|Bq|kBq|MBq|Gy|mGy|Sv|mSv|μSv|AU|ly|kpc|Mpc|hp|bhp|cc|°C|°F)")
+        r"mol|mmol|μmol|Da|kDa|Bq|kBq|MBq|Gy|mGy|Sv|mSv|μSv|AU|ly|kpc|Mpc|hp|bhp|cc|°C|°F|"
+        r"min|mins|sec|secs|hr|hrs)")  # time units the corpus reads with their number ("20 min": twenty minutes)
 #: Time zones the corpus keeps with a time ("12:32 UTC", "4:06 PM ET", "8 pm AEST").
 TIME_ZONE = (r"(?:UTC|GMT|[ECMP][SD]?T|IST|JST|KST|HKT|SGT|MSK|CET|CEST|EET|EEST|WET|WEST|BST|AEST|AEDT|ACST|ACDT|"
              r"AWST|NZST|NZDT|HST|AKST|AKDT)")

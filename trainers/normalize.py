@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
+from tnforge.schemas import SELF
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE
 from tnforge.trainers.decoding.raw_text import THRESHOLD, SentenceReading, normalize_texts
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ class Normalizer:
     reading_words: Any = None  # the covering grammar: PLAIN tokens it reads otherwise go to the seq2seq
     top_k: int = 1  # hypotheses kept per decoded token
     corpus_letters: bool = False  # write URLs spelt as the corpus does (`b_letter a_letter …`), not as words
+    confidence: float | None = CONFIDENCE  # routing by the tagger's likely classes (None: its first class alone)
+    judge: Any = None  # the covering grammar's batch judge: counts readings it licenses for no class read in
 
     def text(self, reading: SentenceReading) -> str:
         """The spoken sentence to write: plain words, or the corpus's spelling with `corpus_letters`."""
@@ -47,7 +50,31 @@ class Normalizer:
     def __call__(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> list[SentenceReading]:
         return normalize_texts(self.loaded, texts, self.tagger, self.constraint, self.beam, self.batch_size,
                                self.threshold, on_batch=on_batch, reading_words=self.reading_words,
-                               top_k=self.top_k)
+                               top_k=self.top_k, confidence=self.confidence)
+
+    def unlicensed(self, readings: list[SentenceReading]) -> list[tuple[int, str, str | None, str]]:
+        """(sentence index, token, class read in, reading) of every token the model decoded into a reading the
+        grammar licenses for none of the classes it was read in (`read_in`), and of every covered-class token
+        left as written; [] without the grammar's judge (see `Normalized.unchecked`)."""
+        if self.judge is None:
+            return []
+        from tnforge.schemas.classes import union_parts
+
+        items, where = [], []
+        for s, reading in enumerate(readings):
+            for t, token in enumerate(reading.tokens):
+                read_in = reading.read_in[t] if reading.read_in else reading.classes[t]
+                as_written = not reading.decoded[t] and reading.readings[t] == SELF and read_in not in (None, "PLAIN")
+                if reading.decoded[t] or as_written:
+                    parts = union_parts(read_in) or (None,)
+                    items += [(token, reading.readings[t], part) for part in parts]
+                    where.append((s, token, read_in, reading.readings[t], len(parts)))
+        verdicts = iter(self.judge(items) if items else [])
+        found = []
+        for s, token, read_in, text, parts in where:
+            if not any([next(verdicts) is True for _ in range(parts)]):
+                found.append((s, token, read_in, text))
+        return found
 
 
 def text_lines(raw_lines: Iterable[bytes | None], name: str) -> Iterator[str | None]:
@@ -135,12 +162,27 @@ class Normalized:
     tokens: int
     decoded: int
     seconds: float
+    unlicensed: tuple[tuple[int, str, str | None, str], ...] = ()  # (line, token, class read in, reading)
+    unchecked: bool = True  # no grammar judged the readings
 
     def describe(self, out: str) -> str:
         rate = self.sentences / max(self.seconds, 1e-9)
         where = "standard output" if out == STDIO else out
         return (f"normalized {self.sentences:,} sentences ({self.tokens:,} tokens, {self.decoded:,} decoded by the "
-                f"seq2seq) → {where} in {self.seconds:.1f} s ({rate:,.1f} sentences/s)")
+                f"seq2seq) → {where} in {self.seconds:.1f} s ({rate:,.1f} sentences/s)\n" + self.guard())
+
+    def guard(self) -> str:
+        """What the grammar said of the readings: none unlicensed, or how many per class, with their lines."""
+        if self.unchecked:
+            return "readings not checked: no covering grammar (nothing guards their meaning)"
+        if not self.unlicensed:
+            return "0 readings the covering grammar licenses for none of their token's likely classes"
+        by_class: dict[str, list[str]] = {}
+        for line, token, cls, text in self.unlicensed:
+            by_class.setdefault(str(cls), []).append(f"line {line}: {token} → {text or '<self>'}")
+        return (f"{len(self.unlicensed)} reading(s) the covering grammar licenses for none of their token's likely "
+                "classes (possible meaning errors): " + "; ".join(f"{cls} {len(rows)} ({', '.join(rows[:5])})"
+                                                                for cls, rows in sorted(by_class.items())))
 
 
 def normalize_lines(normalizer: Normalizer, lines: Iterable[str | None], write: Callable[[str], None],
@@ -150,15 +192,18 @@ def normalize_lines(normalizer: Normalizer, lines: Iterable[str | None], write: 
 
     started = time.monotonic()
     sentences = tokens = decoded = 0
+    unlicensed: list[tuple[int, str, str | None, str]] = []
     for texts in chunks(lines, chunk):
         readings = normalizer(texts)
         write("".join(normalizer.text(reading) + "\n" for reading in readings))
+        unlicensed += [(sentences + s + 1, *rest) for s, *rest in normalizer.unlicensed(readings)]
         sentences += len(readings)
         tokens += sum(len(r.tokens) for r in readings)
         decoded += sum(sum(r.decoded) for r in readings)
         if on_sentences:
             on_sentences(len(readings))
-    return Normalized(sentences, tokens, decoded, time.monotonic() - started)
+    return Normalized(sentences, tokens, decoded, time.monotonic() - started, tuple(unlicensed),
+                      normalizer.judge is None)
 
 
 def check_paths(source: str, out: str) -> None:

@@ -227,7 +227,7 @@ def test_a_bad_tagger_is_one_line_and_nothing_written(good, tmp_path, make) -> N
     path, expected = make(tmp_path, good)
     expected = expected.replace("empty: no best.pt or checkpoint.pt in this run directory", "empty: not a tagger run")
     out = tmp_path / "out"
-    args = ["normalize", "--model", str(good["s2s"]), "--tagger", str(path), "--device", "cpu", "--file", "-",
+    args = ["normalize", "--model", str(good["s2s"]), "--tagger", str(path), "--grammar-constraint", "--device", "cpu", "--file", "-",
             "--out", str(out)]
     code, lines = _refused(args, path, out)
     assert code == 1 and len(lines) == 1 and expected in lines[0], lines

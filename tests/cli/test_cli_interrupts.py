@@ -98,6 +98,6 @@ def test_decode_and_evaluate_say_how_far_they_got(tmp_path, monkeypatch) -> None
     monkeypatch.setattr(normalize, "normalize_lines", _stop)
     (tmp_path / "in.txt").write_text("Train 540 leaves at 4:45\n")
     spoken = tmp_path / "spoken.txt"
-    assert _interrupted(["normalize", "--model", str(model), "--file", str(tmp_path / "in.txt"), "--out", str(spoken),
+    assert _interrupted(["normalize", "--model", str(model), "--unguarded", "--file", str(tmp_path / "in.txt"), "--out", str(spoken),
                          "--device", "cpu", "--no-progress"]) == [f"interrupted; nothing was written to {spoken}"]
     assert not spoken.exists()

@@ -81,8 +81,8 @@ def test_the_command_reference_is_the_cli(site: Path) -> None:
 def test_the_command_reference_renders_help_blocks_as_code() -> None:
     markdown = command_reference(cli)
     section = markdown.split("## `tnforge normalize`")[1].split("\n## ")[0]
-    assert '```text\ntnforge normalize --model runs/s2s "Train 540 leaves at 4:45"' in section
-    assert "- `--threshold FLOAT RANGE`: Tagger probability" in section and "[default: 0.9; x&gt;=0]" in section
+    assert '```text\ntnforge normalize --model runs/normalizer "Train 540 leaves at 4:45"' in section
+    assert "- `--threshold FLOAT RANGE`: Tagger probability" in section and "[default: 0; x&gt;=0]" in section
 
 
 def documented_commands(text: str) -> list[tuple[str, list[str]]]:

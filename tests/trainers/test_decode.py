@@ -254,10 +254,10 @@ def test_cli_normalize_prints_readings_and_speech(tiny):
     from tnforge.cli import cli
 
     _loaded, _data, run = tiny
-    result = CliRunner().invoke(cli, ["normalize", "--model", str(run), "Train 540 leaves at 4:45."])
+    result = CliRunner().invoke(cli, ["normalize", "--model", str(run), "--unguarded", "Train 540 leaves at 4:45."])
     assert result.exit_code == 0, result.output
     lines = result.output.strip().splitlines()
-    assert lines[1].split(None, 1) == ["540", "five hundred forty"]
+    assert lines[1].split() == ["540", "five", "hundred", "forty", "(no", "class:", "seq2seq,", "unguarded)"]
     assert lines[-1] == "Train five hundred forty leaves at four forty five"
     bad = CliRunner().invoke(cli, ["normalize", "--model", str(run / "nothing.pt"), "x"])
     assert bad.exit_code != 0

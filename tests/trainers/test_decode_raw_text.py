@@ -83,8 +83,10 @@ def test_grammar_constraint_uses_each_tokens_class(tiny):
 
 
 def test_real_sentences_read_with_gold_classes(tiny, bundled_tsv):
-    """Sentences of the bundled sample: what passes through is exactly the written text and silence; the
-    tokens and line structure survive whatever the (tiny, untrained-on-them) model says."""
+    """Sentences of the bundled sample: what passes through is exactly the written text and silence (and the
+    abbreviations the corpus expands, by their context: `St` → saint); the tokens and line structure survive
+    whatever the (tiny, untrained-on-them) model says."""
+    from tnforge.abbreviations import abbreviation_reading
     from tnforge.trainers.decoding.raw_text import read_sentences
 
     loaded, _, _ = tiny
@@ -97,14 +99,22 @@ def test_real_sentences_read_with_gold_classes(tiny, bundled_tsv):
         else:
             sentence.append((fields[0], fields[1], fields[2]))
     sentences = sentences[:40]
-    tokens, classes, _ = _gold(sentences)
+    tokens, classes, afters = _gold(sentences)
     readings, _ = read_sentences(loaded, tokens, classes, batch_size=64)
-    for reading, cls in zip(readings, classes, strict=True):
+    expanded = 0
+    for reading, cls, gold in zip(readings, classes, afters, strict=True):
         words = [(t if r == SELF else r) for t, r, c in zip(reading.tokens, reading.readings, cls, strict=True)
                  if c == "PLAIN"]
-        assert words == [t for t, c in zip(reading.tokens, cls, strict=True) if c == "PLAIN"]
+        expected = [(abbreviation_reading(reading.tokens, i) or (t,))[0]
+                    for i, (t, c) in enumerate(zip(reading.tokens, cls, strict=True)) if c == "PLAIN"]
+        assert words == expected
+        for i, c in enumerate(cls):
+            if c == "PLAIN" and abbreviation_reading(reading.tokens, i):
+                assert reading.readings[i] == gold[i]  # as the corpus reads it ("St Petersburg": saint)
+                expanded += 1
         assert sum(reading.decoded) == sum(c not in ("PLAIN", "PUNCT") for c in cls)
     assert sum(sum(r.decoded) for r in readings) > 20
+    assert expanded >= 1
 
 
 def _cli(args, **kwargs):
@@ -123,7 +133,7 @@ def test_batch_mode_file_round_trip_keeps_every_line(tiny, tmp_path):
     source = tmp_path / "in.txt"
     source.write_bytes(("\r\n".join(LINES) + "\r\n").encode("utf-8"))  # CRLF line ends
     out = tmp_path / "sub" / "out.txt"
-    result = _cli(["normalize", "--model", str(run), "--file", str(source), "--out", str(out), "--batch-size", "2"])
+    result = _cli(["normalize", "--model", str(run), "--unguarded", "--file", str(source), "--out", str(out), "--batch-size", "2"])
     assert result.exit_code == 0, result.output
     spoken = out.read_text(encoding="utf-8").split("\n")
     assert spoken[-1] == "" and len(spoken) - 1 == len(LINES)
@@ -131,7 +141,7 @@ def test_batch_mode_file_round_trip_keeps_every_line(tiny, tmp_path):
                           "It costs three dollars not five dollars", "", "Chapter twelve has three parts"]
     assert "normalized 5 sentences" in result.output
     # Standard input to standard output: the same lines.
-    piped = _cli(["normalize", "-m", str(run), "-f", "-", "--no-progress"], input="\n".join(LINES) + "\n")
+    piped = _cli(["normalize", "-m", str(run), "--unguarded", "-f", "-", "--no-progress"], input="\n".join(LINES) + "\n")
     assert piped.exit_code == 0, piped.output
     assert piped.stdout.split("\n")[:5] == spoken[:5]
 
@@ -140,7 +150,7 @@ def test_normalize_in_a_pipe_logs_lines_not_redraws(tiny, tmp_path):
     _, _, run = tiny
     source = tmp_path / "in.txt"
     source.write_text("Train 540 leaves at 4:45.\nChapter 12 has 3 parts.\n", encoding="utf-8")
-    result = _cli(["normalize", "--model", str(run), "--file", str(source), "--out", str(tmp_path / "out.txt")])
+    result = _cli(["normalize", "--model", str(run), "--unguarded", "--file", str(source), "--out", str(tmp_path / "out.txt")])
     assert result.exit_code == 0, result.output
     assert "\r" not in result.stderr
     assert any(line.startswith("normalize:") and "2/2" in line for line in result.stderr.splitlines())
@@ -151,22 +161,26 @@ def test_batch_mode_bad_utf8_is_one_line_and_writes_nothing(tiny, tmp_path):
     source = tmp_path / "bad.txt"
     source.write_bytes(b"Train 540 leaves.\nIt costs \xff$3.\n")
     out = tmp_path / "out.txt"
-    result = _cli(["normalize", "--model", str(run), "--file", str(source), "--out", str(out)])
+    result = _cli(["normalize", "--model", str(run), "--unguarded", "--file", str(source), "--out", str(out)])
     assert result.exit_code == 1
     assert result.output.strip().splitlines()[-1] == (f"Error: {source}, line 2: not UTF-8 text (byte 0xff at "
                                                       "column 10)")
     assert "Traceback" not in result.output
     assert not out.exists() and list(tmp_path.iterdir()) == [source]
-    both = _cli(["normalize", "--model", str(run), "--file", str(source), "some text"])
+    both = _cli(["normalize", "--model", str(run), "--unguarded", "--file", str(source), "some text"])
     assert both.exit_code == 2 and "either TEXT or --file" in both.output
-    folder = _cli(["normalize", "--model", str(run), "--file", str(tmp_path), "--out", str(out)])
+    folder = _cli(["normalize", "--model", str(run), "--unguarded", "--file", str(tmp_path), "--out", str(out)])
     assert folder.exit_code == 1 and folder.output.strip().endswith(f"{tmp_path}: a folder, not a text file")
-    into = _cli(["normalize", "--model", str(run), "--file", str(source), "--out", str(tmp_path)])
+    into = _cli(["normalize", "--model", str(run), "--unguarded", "--file", str(source), "--out", str(tmp_path)])
     assert into.exit_code == 1 and "Traceback" not in into.output and "--out takes the path" in into.output
     stray = _cli(["normalize", "--model", str(run), "--out", str(out), "some text"])
     assert stray.exit_code == 2 and "--out goes with --file" in stray.output
     grammar = _cli(["normalize", "--model", str(run), "--grammar-constraint", "x"])
     assert grammar.exit_code == 2 and "needs --tagger" in grammar.output
+    # A bare model run, with nothing to guard its readings, is refused in one line saying what to add.
+    bare = _cli(["normalize", "--model", str(run), "Train 540 leaves at 4:45"])
+    assert bare.exit_code == 1 and len(bare.output.strip().splitlines()) == 1
+    assert "tnforge normalizer assemble" in bare.output and "--tagger TAGGER_RUN --grammar-constraint" in bare.output
 
 
 def test_plain_text_evaluation_rows_agree_with_evaluate(tiny):
@@ -234,6 +248,7 @@ def tagger(bundled_build, tmp_path_factory):
 
 
 def test_tagger_classes_drive_the_pipeline_on_real_raw_sentences(tiny, tagger, bundled_build):
+    from tnforge.abbreviations import abbreviation
     from tnforge.tokenizer import detokenize, tokenize
     from tnforge.trainers.decoding.raw_text import normalize_texts, read_as_written, tag_sentences
     from tnforge.trainers.evaluation.raw_text import gold_sentences
@@ -243,13 +258,16 @@ def test_tagger_classes_drive_the_pipeline_on_real_raw_sentences(tiny, tagger, b
     model, _ = tagger
     texts = [detokenize(s.tokens) for s in gold_sentences(example_files(bundled_build, "dev"), "dev")]
     assert len(texts) == 22
-    readings = normalize_texts(loaded, texts, model, threshold=0.9)
+    readings = normalize_texts(loaded, texts, model, threshold=0.9, confidence=None)
     tagged = tag_sentences(model, [tokenize(t) for t in texts])
-    for reading, classes, probabilities, alternatives in zip(readings, *tagged, strict=True):
+    for reading, classes, probabilities, alternatives, likely in zip(readings, *tagged, strict=True):
         assert reading.probabilities == probabilities and all(c in model.classes for c in classes)
         assert all(cls not in alt and len(alt) == 3 for cls, alt in zip(classes, alternatives, strict=True))
+        for cls, (names, shares) in zip(classes, likely, strict=True):  # the first class, then by probability
+            assert names[0] == cls and list(shares) == sorted(shares, reverse=True) and 1 <= len(names) <= 4
+            assert len(names) == 1 or (shares[0] < 0.99 and min(shares[1:]) >= 0.01)
         for token, cls, p, decoded in zip(reading.tokens, classes, probabilities, reading.decoded, strict=True):
-            assert decoded == (read_as_written(token, cls, p, 0.9) is None)
+            assert decoded == (read_as_written(token, cls, p, 0.9) is None and abbreviation(token) is None)
     decoded = sum(sum(r.decoded) for r in readings)
     assert 0 < decoded < sum(len(r.tokens) for r in readings) / 2  # most tokens are confident PLAIN/PUNCT
     everything = normalize_texts(loaded, texts, model, threshold=2.0)
@@ -335,7 +353,7 @@ def test_live_standard_input_gets_each_answer_before_the_next_line(tiny):
     import sys
 
     _, _, run = tiny
-    process = subprocess.Popen([sys.executable, "-m", "tnforge", "normalize", "--model", str(run), "--file", "-",
+    process = subprocess.Popen([sys.executable, "-m", "tnforge", "normalize", "--model", str(run), "--unguarded", "--file", "-",
                                 "--no-progress"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
     try:

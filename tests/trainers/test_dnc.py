@@ -92,7 +92,8 @@ def test_decoding_commands_use_a_dnc_run_unchanged(tiny_run, tmp_path):
     assert evaluated.exit_code == 0, evaluated.output
     report = json.loads((tmp_path / "report" / "report.json").read_text())
     assert report["tokens"]["count"] == sum(len(s) for s in TINY_SENTENCES)
-    normalized = runner.invoke(cli, ["normalize", "--model", str(result.run), "--device", "cpu", "It costs $3 ."])
+    normalized = runner.invoke(cli, ["normalize", "--model", str(result.run), "--unguarded", "--device", "cpu",
+                                      "It costs $3 ."])
     assert normalized.exit_code == 0, normalized.output
     assert normalized.output.strip() != ""
 

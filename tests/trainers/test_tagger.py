@@ -242,9 +242,35 @@ def test_saved_model_round_trips(run, bundled_build, tmp_path):
     gold = [c for s in labels for c in s]
     recorded = json.loads((run / "tagger.json").read_text(encoding="utf-8"))["metrics"]["dev"]
     assert sum(g == p for g, p in zip(gold, flat, strict=True)) == recorded["tokens"] - recorded["errors"]
-    Tagger(tagger.booster, tagger.lexicon).save(tmp_path / "copy")
+    Tagger(tagger.booster, tagger.lexicon, {"calibration": tagger.description["calibration"]}).save(tmp_path / "copy")
     again = load_tagger(tmp_path / "copy")
     assert np.array_equal(again.probabilities(tokens), tagger.probabilities(tokens))
+    Tagger(tagger.booster, tagger.lexicon).save(tmp_path / "uncalibrated")  # the trees' own probabilities
+    raw = load_tagger(tmp_path / "uncalibrated")
+    assert not raw.calibrated and np.array_equal(raw.probabilities(tokens), tagger.probabilities(tokens, calibrated=False))
+
+
+def test_probabilities_are_calibrated_on_dev_with_a_reliability_plot(run, bundled_build):
+    """`train tagger` fits a temperature on dev (it lowers the dev negative log-likelihood, never raises it),
+    keeps it in tagger.json, and reports the reliability before and after in dev.md and reliability.png."""
+    from tnforge.trainers.tagger.calibration import apply_temperature, negative_log_likelihood
+
+    tagger = load_tagger(run)
+    calibration = tagger.description["calibration"]
+    assert tagger.calibrated and tagger.temperature == calibration["temperature"] > 0
+    assert calibration["nll_after"] <= calibration["nll_before"] + 1e-9
+    tokens, labels, _ = read_eval_sentences(bundled_build, "dev")
+    index = {c: i for i, c in enumerate(tagger.classes)}
+    known = [c in index for s in labels for c in s]
+    raw = tagger.probabilities(tokens, calibrated=False)[np.asarray(known)]
+    gold = np.asarray([index[c] for s in labels for c in s if c in index])
+    assert calibration["dev_tokens"] == len(gold)
+    assert abs(negative_log_likelihood(raw, gold, tagger.temperature) - calibration["nll_after"]) < 1e-6
+    assert np.allclose(apply_temperature(raw, tagger.temperature), tagger.probabilities(tokens)[np.asarray(known)])
+    assert sum(b["tokens"] for b in calibration["after"]["bins"]) == len(gold)
+    report = (run / "dev.md").read_text(encoding="utf-8")
+    assert "## Calibration on dev (temperature scaling)" in report and f"T = {tagger.temperature}" in report
+    assert (run / "reliability.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_raw_text_gets_the_classes_that_drive_the_grammar(run):

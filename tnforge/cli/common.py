@@ -18,7 +18,7 @@ from tnforge.errors import interrupt_says
 from tnforge.manifest import check_input
 from tnforge.progress import token_progress as token_progress  # the decoding commands' progress bar
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
-from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE, THRESHOLD
 from tnforge.trainers.families import of_kind
 
 Decorator = Callable[[Any], Any]
@@ -244,3 +244,42 @@ def constraint_of(loaded: Any, seq_de: str | None, voc_de: str | None, grammar_c
 def main_rank() -> bool:
     """False in the ranks other than 0 of a torchrun launch: they train but print nothing."""
     return os.environ.get("RANK", "0") in ("", "0")
+
+
+def reading_parts(model: str, tagger: str | None, grammar_constraint: bool, device: str, threads: int,
+                  unguarded: bool | None = None) -> Any:
+    """The model, tagger and grammar that read raw text (`trainers.normalizer_run.NormalizerParts`): all from a
+    normalizer run directory, else from --model, --tagger and --grammar-constraint. With `unguarded` False, a
+    bare model without both a tagger and the grammar is refused in one line saying what to add."""
+    import torch
+
+    from tnforge.trainers.devices import resolve_device
+    from tnforge.trainers.normalizer_run import (
+        NormalizerParts,
+        bare_model_refusal,
+        grammar_note,
+        is_normalizer,
+        open_normalizer,
+    )
+
+    if is_normalizer(model):
+        if tagger or grammar_constraint:
+            raise click.UsageError(f"{model} is a normalizer: it has its own tagger and grammar (drop --tagger and "
+                                   "--grammar-constraint)")
+        if threads:
+            torch.set_num_threads(threads)
+        with click_errors():
+            parts = open_normalizer(model, resolve_device(device))
+        if parts.grammar_version is not None:
+            from tnforge.grammars import adapter
+
+            parts.reading_words, parts.covered = grammar_words(True)
+            if note := grammar_note(model, parts.grammar_version, adapter.version()):
+                click.echo(f"note: {note}", err=True)
+        return parts
+    loaded = load_model(model, device, threads)  # a run of another kind or no checkpoint: its own one line
+    if unguarded is False and not (tagger and grammar_constraint):
+        raise click.ClickException(bare_model_refusal(model))
+    reading_words, covered = grammar_words(grammar_constraint)
+    return NormalizerParts(loaded, load_tagger(tagger) if tagger else None, reading_words, covered,
+                           None if unguarded else CONFIDENCE, THRESHOLD)

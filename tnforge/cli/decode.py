@@ -35,20 +35,19 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
     Examples:
       tnforge decode --model runs/s2s --data out/sample --split train --top-k 10 --out out/sample/hyps
       tnforge decode --model runs/s2s/best.pt --data dev.parquet --beam 5 --top-k 1 --out hyps.parquet
-      tnforge decode --raw --model runs/s2s --tagger runs/tagger --grammar-constraint --data in.txt --out hyps.parquet
+      tnforge decode --raw --model runs/normalizer --data in.txt --top-k 10 --out hyps.parquet
     """
     from tnforge.trainers.decoding.outputs import write_hypotheses
 
     if raw:
         from tnforge.trainers.normalize import Normalizer, write_raw_hypotheses
 
-        loaded = common.load_model(model, device, threads)
-        reading_words, covered = common.grammar_words(grammar_constraint)
-        constraint, note = build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)
-        normalizer = Normalizer(loaded, common.load_tagger(tagger) if tagger else None, constraint, beam, batch_size,
-                                reading_words=reading_words, top_k=top_k)
+        parts = common.reading_parts(model, tagger, grammar_constraint, device, threads)  # or a normalizer's
+        constraint, note = build_constraint(parts.loaded, seq_de, voc_de, parts.reading_words, parts.covered, weight)
+        normalizer = Normalizer(parts.loaded, parts.tagger, constraint, beam, batch_size, parts.threshold,
+                                reading_words=parts.reading_words, top_k=top_k, confidence=parts.confidence)
         written = write_raw_hypotheses(normalizer, data, out)
-        click.echo(written.describe(out, beam, top_k, loaded.device, note))
+        click.echo(written.describe(out, beam, top_k, parts.loaded.device, note))
         return
     loaded, files = common.load_model(model, device, threads, data, split)
     constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)

@@ -21,12 +21,17 @@ from tnforge.trainers.decoding.defaults import THRESHOLD
               help="Evaluate from plain text: the split's sentences detokenized, then tokenizer → tagger → seq2seq, "
                    "beside rows with gold tokens and gold classes.")
 @click.option("--tagger", "-t", default=None, type=click.Path(exists=True), help="With --raw: the tagger run.")
-@click.option("--threshold", default=THRESHOLD, type=click.FloatRange(0),
-              help="With --raw: tagger probability from which PLAIN/PUNCT tokens are read as written.")
+@click.option("--threshold", default=None, type=click.FloatRange(0),
+              help=f"With --raw: tagger probability from which PLAIN/PUNCT tokens are read as written [normalizer's, "
+                   f"else {THRESHOLD}].")
+@click.option("--fail-on-unrecoverable", is_flag=True, default=False,
+              help="With --raw: exit 1 when the plain-text pipeline makes an unrecoverable error (a reading the "
+                   "grammar licenses for none of the token's gold class), or when no grammar judged it.")
 @common.runtime_options
 def evaluate(model: str, data: str, split: str, report: str | None, beam: int, batch_size: int,
              grammar: bool | None, seq_de: str | None, voc_de: str | None, grammar_constraint: bool, weight: float,
-             raw: bool, tagger: str | None, threshold: float, device: str, threads: int) -> None:
+             raw: bool, tagger: str | None, threshold: float | None, fail_on_unrecoverable: bool, device: str,
+             threads: int) -> None:
     """Evaluate a model: token accuracy overall and per class, sentence and non-trivial accuracy, errors.
 
     Up-sampling copies are left out. With the covering grammar, each error is labelled recoverable (the
@@ -36,26 +41,40 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     Examples:
       tnforge evaluate --model runs/s2s --data out/sample --split dev --report runs/s2s/eval-dev
       tnforge evaluate --model runs/s2s --data out/sample --split test --no-grammar
+      tnforge evaluate --raw --model runs/normalizer --data out/sample --split test --fail-on-unrecoverable
       tnforge evaluate --raw --model runs/s2s --tagger runs/tagger --grammar-constraint --data out/en --split test
     """
     from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import build_constraint
     from tnforge.trainers.decoding.outputs import evaluate_decoding
     from tnforge.trainers.evaluation.accuracy import summary, write_report
+    from tnforge.trainers.normalizer_run import is_normalizer
+    from tnforge.trainers.seq2seq.data import example_files
 
     with common.grammar_errors("--grammar"):
         judge, note = adapter.judge(grammar)
+    if raw or tagger or is_normalizer(model):
+        from tnforge.trainers.evaluation.meaning_errors import gate
+        from tnforge.trainers.evaluation.raw_text import evaluate_raw, write_raw_report
+
+        parts = common.reading_parts(model, tagger, grammar_constraint, device, threads)
+        constraint, constraint_note = build_constraint(parts.loaded, seq_de, voc_de, parts.reading_words,
+                                                       parts.covered, weight)
+        title = f"Plain-text evaluation of {model} on {data} ({split}; {constraint_note}; tagger {tagger or model})"
+        result = evaluate_raw(parts.loaded, example_files(data, split), split, parts.tagger, constraint, judge, beam,
+                              batch_size, parts.threshold if threshold is None else threshold,
+                              reading_words=parts.reading_words, confidence=parts.confidence)
+        click.echo(write_raw_report(result, report, title) + f"\n{note}.")
+        if fail_on_unrecoverable:
+            name, row = next(iter(result["rows"].items()))
+            passed, line = gate(row, name)
+            click.echo(line, err=True)
+            if not passed:
+                raise SystemExit(1)
+        return
     loaded, files = common.load_model(model, device, threads, data, split)
     reading_words, covered = common.grammar_words(grammar_constraint)
     constraint, constraint_note = build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)
-    if raw or tagger:
-        from tnforge.trainers.evaluation.raw_text import evaluate_raw, write_raw_report
-
-        title = f"Plain-text evaluation of {loaded.path} on {data} ({split}; {constraint_note}; tagger {tagger})"
-        result = evaluate_raw(loaded, files, split, common.load_tagger(tagger) if tagger else None, constraint,
-                              judge, beam, batch_size, threshold, reading_words=reading_words)
-        click.echo(write_raw_report(result, report, title) + f"\n{note}.")
-        return
     result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, common.token_progress)
     title = f"Evaluation of {loaded.path} on {data} ({split}; {constraint_note})"
     click.echo(summary(result, title, note))

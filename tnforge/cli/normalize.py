@@ -5,22 +5,33 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
-from tnforge.trainers.decoding.defaults import THRESHOLD
+from tnforge.trainers.decoding.defaults import CONFIDENCE, THRESHOLD
 
 
 @common.command(interrupted=lambda o: "interrupted; " + (f"nothing was written to {o['out']}" if o["source"] and o["out"] != "-"
                                                        else "the sentences answered before it are complete"))
-@common.model_option
+@click.option("--model", "-m", required=True, type=click.Path(exists=True),
+              help="Normalizer run directory (`tnforge normalizer assemble`), or a decoder model run with --tagger "
+                   "and --grammar-constraint.")
 @click.argument("text", nargs=-1)
 @click.option("--file", "-f", "source", default=None, help="Sentences to normalize, one a line ('-': standard input).")
 @click.option("--out", "-o", default="-", show_default=True,
               help="With --file: where the spoken sentences go, one a line ('-': standard output).")
 @click.option("--tagger", "-t", default=None, type=click.Path(exists=True),
-              help="Tagger run: predicts each token's class (confident PLAIN/PUNCT tokens skip the seq2seq).")
+              help="With a bare model run: the tagger run that predicts each token's class.")
 @click.option("--grammar-constraint", is_flag=True, default=False,
-              help="Hard covering-grammar mask by each token's predicted class (needs --tagger).")
-@click.option("--threshold", default=THRESHOLD, type=click.FloatRange(0),
-              help="Tagger probability from which PLAIN/PUNCT tokens are read as written (above 1: never).")
+              help="With a bare model run: guard the readings with the covering grammar by each token's class.")
+@click.option("--unguarded", is_flag=True, default=False,
+              help="Read a bare model run without tagger or grammar: nothing guards the readings' meaning.")
+@click.option("--confidence", default=None, type=click.FloatRange(0, 1),
+              help=f"Calibrated tagger probability from which a token's first class is taken alone [normalizer's, "
+                   f"else {CONFIDENCE}].")
+@click.option("--threshold", default=None, type=click.FloatRange(0),
+              help=f"Tagger probability from which PLAIN/PUNCT tokens are read as written (above 1: never) "
+                   f"[normalizer's, else {THRESHOLD}].")
+@click.option("--fail-on-unrecoverable", is_flag=True, default=False,
+              help="With --file: exit 1 when a reading is licensed by the grammar for none of its token's likely "
+                   "classes (or when no grammar checked them).")
 @click.option("--corpus-letters", is_flag=True, default=False,
               help="Write readings as the corpus does: URLs spelt b_letter a_letter ..., not as words (ba ...), and "
                    "the pause marker sil inside readings (telephone numbers) kept.")
@@ -28,20 +39,22 @@ from tnforge.trainers.decoding.defaults import THRESHOLD
 @common.progress_option(True, help="Progress bar on stderr for --file.")
 @common.runtime_options
 def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, tagger: str | None,
-              grammar_constraint: bool, threshold: float, corpus_letters: bool, beam: int, batch_size: int,
-              progress: bool, device: str, threads: int) -> None:
-    """Normalize raw text: tokenize it like the corpus, tag each token's class (--tagger), decode the tokens
-    that need it, and print the spoken text.
+              grammar_constraint: bool, unguarded: bool, confidence: float | None, threshold: float | None,
+              fail_on_unrecoverable: bool, corpus_letters: bool, beam: int, batch_size: int, progress: bool,
+              device: str, threads: int) -> None:
+    """Normalize raw text: tokenize it like the corpus, tag each token's class, read each token within the
+    readings the covering grammar licenses for its likely classes, and print the spoken text.
 
-    With TEXT: one sentence, each token beside its class and reading, then the spoken sentence. With
-    --file: one sentence a line in, one spoken sentence a line out (an empty line for an empty one).
+    With TEXT: one sentence, each token beside its class, reading and why it was read so, then the spoken
+    sentence. With --file: one sentence a line in, one spoken sentence a line out (an empty line for an
+    empty one), and on stderr how many readings the grammar licenses for none of their token's classes.
 
     \b
     Examples:
-      tnforge normalize --model runs/s2s "Train 540 leaves at 4:45"
+      tnforge normalize --model runs/normalizer "Train 540 leaves at 4:45"
+      tnforge normalize --model runs/normalizer --file in.txt --out out.txt --fail-on-unrecoverable
+      cat in.txt | tnforge normalize -m runs/normalizer -f - > out.txt
       tnforge normalize --model runs/s2s --tagger runs/tagger --grammar-constraint "It costs $20."
-      tnforge normalize --model runs/s2s --tagger runs/tagger --grammar-constraint --file in.txt --out out.txt
-      cat in.txt | tnforge normalize -m runs/s2s -t runs/tagger --grammar-constraint -f - > out.txt
     """
     from tnforge.progress import progress_bar
     from tnforge.trainers.decoding.raw_text import reading_table
@@ -53,13 +66,16 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
         raise click.UsageError("--out goes with --file (TEXT is answered on standard output)")
     if grammar_constraint and not tagger:
         raise click.UsageError("--grammar-constraint needs --tagger: the grammar is chosen by each token's class")
+    from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import build_constraint
 
-    loaded = common.load_model(model, device, threads)
-    reading_words, covered = common.grammar_words(grammar_constraint)
-    constraint, _ = build_constraint(loaded, reading_words=reading_words, covered=covered)
-    normalizer = Normalizer(loaded, common.load_tagger(tagger) if tagger else None, constraint, beam, batch_size,
-                            threshold, reading_words, corpus_letters=corpus_letters)
+    parts = common.reading_parts(model, tagger, grammar_constraint, device, threads, unguarded)
+    constraint, _ = build_constraint(parts.loaded, reading_words=parts.reading_words, covered=parts.covered)
+    normalizer = Normalizer(parts.loaded, parts.tagger, constraint, beam, batch_size,
+                            parts.threshold if threshold is None else threshold, parts.reading_words,
+                            corpus_letters=corpus_letters,
+                            confidence=parts.confidence if confidence is None else confidence,
+                            judge=adapter.judge(True)[0] if parts.reading_words is not None else None)
     if text:
         [reading] = normalizer([" ".join(text)])
         if not reading.tokens:
@@ -69,4 +85,5 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
     bar = (lambda total: progress_bar(total, desc="normalize", unit="sent")) if progress else None
     done = normalize_file(normalizer, source, out, bar)
     click.echo(done.describe(out), err=True)
-
+    if fail_on_unrecoverable and (done.unchecked or done.unlicensed):
+        raise SystemExit(1)

@@ -11,6 +11,7 @@ from typing import Any
 import torch
 
 from tnforge.schemas import NORM_CLOSE, NORM_OPEN, TRIVIAL_TARGETS
+from tnforge.schemas.classes import UNION
 from tnforge.trainers.decoding.hooks import BatchConstraint, ConstraintBatch, DecodingConstraint, StepContext
 from tnforge.trainers.decoding.protocol import OutputVocabulary
 
@@ -161,7 +162,7 @@ class GrammarConstraint(DecodingConstraint):
     def applies_to(self, cls: str | None) -> bool:
         if cls is None:
             return self.any_class
-        return self.classes is None or cls in self.classes
+        return self.classes is None or cls in self.classes or UNION in cls  # a union: its classes' readings
 
     def for_batch(self, batch: ConstraintBatch) -> BatchConstraint:
         tokens = batch_tokens(batch)

@@ -13,12 +13,21 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from tnforge.abbreviations import abbreviation_reading
 from tnforge.letter_spelling import decode_letters
 from tnforge.schemas import SELF, SIL
-from tnforge.schemas.classes import COVERED
-from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, THRESHOLD
+from tnforge.schemas.classes import COVERED, union_class
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE, THRESHOLD
 from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
 from tnforge.trainers.decoding.protocol import DecodableModel, OutputVocabulary
+from tnforge.trainers.decoding.routing import (
+    likely_classes,
+    meaning_at_stake,
+    spellable,
+    sure_why,
+    union_route,
+    weigh_by_class,
+)
 from tnforge.trainers.decoding.text_tokenizer import spoken
 from tnforge.windows import window_input
 
@@ -42,6 +51,8 @@ class SentenceReading:
     decoded: list[bool]
     hypotheses: list[list[tuple[str, float]]] = field(default_factory=list)  # top-k (text, score) per token
     grammar: list[bool] = field(default_factory=list)  # read by the grammar's one reading (not the seq2seq)
+    routes: list[str] = field(default_factory=list)  # why each token was read as it was (`routing`)
+    read_in: list[str | None] = field(default_factory=list)  # the class, or union of classes, it was read in
 
     @property
     def spoken(self) -> str:
@@ -88,8 +99,11 @@ def unspellable_reading(reading_words: ReadingWords | None, token: str, cls: str
     if reading_words is None or cls not in covered:
         return None
     readings = list(reading_words(token, cls))
-    if not readings or any(vocab.unk_id not in vocab.encode(" ".join(words)) for words in readings):
-        return None
+    return shortest_reading(readings) if readings and not spellable(readings, vocab) else None
+
+
+def shortest_reading(readings: Collection[tuple[str, ...]]) -> str:
+    """The shortest of licensed readings (fewest words, then alphabetical), as one string."""
     return " ".join(min(readings, key=lambda words: (len(words), words)))
 
 
@@ -108,6 +122,7 @@ def read_sentences(
     covered: Collection[str] = COVERED,
     top_k: int = 1,
     grammar_readings: bool = True,
+    likely: Sequence[Sequence[tuple[tuple[str, ...], tuple[float, ...]]]] | None = None,
 ) -> tuple[list[SentenceReading], Counts]:
     """Read tokenized sentences: each token's reading and the constraint's counts summed over the batches.
 
@@ -117,6 +132,11 @@ def read_sentences(
     token whose class it has no reading for to the first of its `alternatives` it has — `decoding_class`;
     with `grammar_readings`, a token it has one reading for in its class takes it — `grammar_reading` — and
     so does a token none of whose readings the model can spell — `unspellable_reading`).
+
+    `likely` (a tagger's likely classes and their probabilities per token, `routing.likely_classes`) routes
+    confidence-aware: a token with several likely classes is read within their union (`routing.union_route`),
+    and a token of a covered class none of whose readings the model can spell is left as written rather than
+    decoded without the grammar. Each token's route is in `SentenceReading.routes`.
     """
     from tnforge.trainers.decoding.decode import decode_batch
 
@@ -125,71 +145,109 @@ def read_sentences(
     probs = ([list(p) for p in probabilities] if probabilities is not None
              else [[1.0] * len(t) for t in token_lists])
     results = [SentenceReading(tokens, cls, prob, [""] * len(tokens), [False] * len(tokens), [[] for _ in tokens],
-                               [False] * len(tokens))
+                               [False] * len(tokens), [""] * len(tokens), list(cls))
                for tokens, cls, prob in zip(token_lists, class_lists, probs, strict=True)]
-    pending: list[tuple[int, int, str]] = []  # (sentence, token, window) to decode
+    pending: list[tuple[int, int, str, str | None]] = []  # (sentence, token, window, decoding key) to decode
+    #: the likely classes and their probabilities of each token read within several classes, and its candidates
+    unions: dict[tuple[int, int], tuple[tuple[str, ...], tuple[float, ...], list[tuple[str, float]]]] = {}
     for s, result in enumerate(results):
         if len(result.classes) != len(result.tokens) or len(result.probabilities) != len(result.tokens):
             raise ValueError(f"sentence {s}: {len(result.tokens)} tokens but {len(result.classes)} classes and "
                              f"{len(result.probabilities)} probabilities")
         for t, (cls, probability) in enumerate(zip(result.classes, result.probabilities, strict=True)):
-            written = read_as_written(result.tokens[t], cls, probability, threshold, reading_words)
+            token = result.tokens[t]
+            classes_here, shares = likely[s][t] if likely is not None else ((cls,), (probability,))
+            if meaning_at_stake(classes_here):  # the tagger is unsure: read within the union of its likely classes
+                fixed, keys, scored, result.routes[t] = union_route(token, classes_here, shares, reading_words,
+                                                                    loaded.output_vocab)
+                result.read_in[t] = union_class(classes_here)
+                if fixed is not None:  # their one reading (the grammar's: `=`), or left as written
+                    result.readings[t], result.hypotheses[t], result.grammar[t] = fixed, [(fixed, 0.0)], fixed != SELF
+                elif reading_words is None:
+                    pending.append((s, t, window_input(result.tokens, t), keys[0]))
+                else:
+                    unions[(s, t)] = (classes_here, shares, scored)
+                    pending += [(s, t, window_input(result.tokens, t), key) for key in keys]
+                continue
+            expanded = abbreviation_reading(result.tokens, t) if cls == "PLAIN" and grammar_readings else None
+            if expanded is not None and (reading_words is None or tuple(expanded[0].split()) in reading_words(token, cls)):
+                result.readings[t], result.hypotheses[t], result.grammar[t] = expanded[0], [(expanded[0], 0.0)], True
+                result.routes[t] = f"PLAIN {probability:.2f}: {expanded[1]}"
+                continue
+            written = read_as_written(token, cls, probability, threshold, reading_words)
             if written is not None:
                 result.readings[t] = written
                 result.hypotheses[t] = [(written, 0.0)]
+                result.routes[t] = sure_why(cls, probability, False, False, written, False)
+                continue
+            others = alternatives[s][t] if alternatives is not None else ()
+            cls = result.classes[t] = result.read_in[t] = decoding_class(token, cls, others, reading_words, covered)
+            readings = reading_words(token, cls) if reading_words is not None and cls in covered else ()
+            usable = bool(readings) and spellable(readings, loaded.output_vocab)
+            fixed = None
+            if grammar_readings:
+                fixed = grammar_reading(reading_words, token, cls) or (
+                    shortest_reading(readings) if readings and not usable else None)
+            if fixed is not None:  # the grammar's one reading, or its shortest when the model can spell none
+                result.readings[t], result.hypotheses[t], result.grammar[t] = fixed, [(fixed, 0.0)], True
+                result.routes[t] = sure_why(cls, probability, False, True, fixed, False)
+            elif likely is not None and reading_words is not None and cls in covered and not usable:
+                result.readings[t] = SELF  # routed safely: never an unlicensed reading of a covered class
+                result.hypotheses[t] = [(SELF, 0.0)]
+                result.routes[t] = sure_why(cls, probability, False, False, "", False)
             else:
-                others = alternatives[s][t] if alternatives is not None else ()
-                result.classes[t] = decoding_class(result.tokens[t], cls, others, reading_words, covered)
-                fixed = None
-                if grammar_readings:
-                    fixed = (grammar_reading(reading_words, result.tokens[t], result.classes[t])
-                             or unspellable_reading(reading_words, result.tokens[t], result.classes[t],
-                                                    loaded.output_vocab, covered))
-                if fixed is not None:
-                    result.readings[t] = fixed
-                    result.hypotheses[t] = [(fixed, 0.0)]
-                    result.grammar[t] = True
-                else:
-                    pending.append((s, t, window_input(result.tokens, t)))
+                guarded = bool(usable) and constraint is not None
+                result.routes[t] = sure_why(cls, probability, True, False, "", guarded)
+                pending.append((s, t, window_input(result.tokens, t), cls))
     pending.sort(key=lambda item: len(item[2]))  # stable: equal lengths keep sentence order
     counts: Counts = {}
     for start in range(0, len(pending), batch_size):
         chunk = pending[start: start + batch_size]
-        rows = {"input": [window for _, _, window in chunk],
-                "before": [results[s].tokens[t] for s, t, _ in chunk],
-                "class": [results[s].classes[t] for s, t, _ in chunk],
-                "token_index": [t for _, t, _ in chunk]}
+        rows = {"input": [window for _, _, window, _ in chunk],
+                "before": [results[s].tokens[t] for s, t, _, _ in chunk],
+                "class": [key for _, _, _, key in chunk],
+                "token_index": [t for _, t, _, _ in chunk]}
         ranked, batch_counts = decode_batch(loaded, loaded.batch(rows), beam=beam, top_k=top_k,
                                             constraint=constraint)
         counts = merge_counts(counts, batch_counts)
-        for (s, t, _), hypotheses in zip(chunk, ranked, strict=True):
+        for (s, t, _, _), hypotheses in zip(chunk, ranked, strict=True):
+            results[s].decoded[t] = True
+            if (s, t) in unions:  # one class's part of a union: weighed once every part is decoded
+                unions[(s, t)][2].extend(hypotheses[:1])
+                continue
             results[s].readings[t] = hypotheses[0][0] if hypotheses else SELF
             results[s].hypotheses[t] = list(hypotheses)
-            results[s].decoded[t] = True
         if on_batch:
             on_batch(len(chunk))
+    for (s, t), (classes_here, shares, candidates) in unions.items():
+        ranked_here = weigh_by_class(candidates, results[s].tokens[t], classes_here, shares, reading_words)[:top_k]
+        results[s].readings[t] = ranked_here[0][0] if ranked_here else SELF
+        results[s].hypotheses[t] = ranked_here
     return results, counts
 
 
 class Tagged(NamedTuple):
-    """A tagger's view of tokenized sentences: each token's class, its probability, and the runner-up
-    classes (most probable first, up to `ALTERNATIVES`)."""
+    """A tagger's view of tokenized sentences: each token's class, its probability, the runner-up classes
+    (most probable first, up to `ALTERNATIVES`), and its likely classes with their probabilities
+    (`routing.likely_classes` at the confidence asked for)."""
 
     classes: list[list[str]]
     probabilities: list[list[float]]
     alternatives: list[list[tuple[str, ...]]]
+    likely: list[list[tuple[tuple[str, ...], tuple[float, ...]]]]
 
 
 #: Runner-up classes kept per token (tried, in order, when the grammar has no reading for the best one).
 ALTERNATIVES = 3
 
 
-def tag_sentences(tagger: Any, sentences: Sequence[Sequence[str]]) -> Tagged:
-    """A tagger's class and probability for every token (`Tagger.predict`, its rules included) and the
-    runner-up classes (from the probabilities `Tagger.tag` returns with them)."""
+def tag_sentences(tagger: Any, sentences: Sequence[Sequence[str]], confidence: float = CONFIDENCE) -> Tagged:
+    """A tagger's class and probability for every token (`Tagger.predict`, its rules included), the runner-up
+    classes and the likely classes at `confidence` (from the probabilities `Tagger.tag` returns with them; a
+    class a rule decides is the token's one likely class)."""
     import numpy as np
 
-    tagged = Tagged([], [], [])
+    tagged = Tagged([], [], [], [])
     if not sentences:
         return tagged
     token_lists = [list(tokens) for tokens in sentences]
@@ -202,6 +260,9 @@ def tag_sentences(tagger: Any, sentences: Sequence[Sequence[str]]) -> Tagged:
         tagged.probabilities.append([float(p.probability) for p in predictions])
         tagged.alternatives.append([tuple(names[j] for j in order[row + i] if names[j] != p.cls)[:ALTERNATIVES]
                                     for i, p in enumerate(predictions)])
+        tagged.likely.append([likely_classes(probs[row + i], names, confidence)
+                              if p.probability < confidence and p.cls == names[int(order[row + i, 0])]
+                              else ((p.cls,), (float(p.probability),)) for i, p in enumerate(predictions)])
         row += len(predictions)
     return tagged
 
@@ -230,33 +291,38 @@ def normalize_texts(
     on_batch: OnBatch | None = None,
     reading_words: ReadingWords | None = None,
     top_k: int = 1,
+    confidence: float | None = CONFIDENCE,
 ) -> list[SentenceReading]:
     """Read raw sentences: tokenize each, tag them (with `tagger`; else every token is decoded, classless),
-    decode what needs the seq2seq."""
+    decode what needs the seq2seq; routed by the tagger's likely classes at `confidence` (None: by its most
+    probable class alone, as before routing)."""
     if tokenize is None:
         from tnforge.trainers.decoding.text_tokenizer import tokenize
     sentences = [tokenize(text) for text in texts]
-    classes = probabilities = alternatives = None
+    classes = probabilities = alternatives = likely = None
     if tagger is not None:
-        classes, probabilities, alternatives = tag_sentences(tagger, sentences)
+        classes, probabilities, alternatives, likely = tag_sentences(tagger, sentences, confidence or 0.0)
     readings, _ = read_sentences(loaded, sentences, classes, probabilities, constraint, beam, batch_size, threshold,
-                                 on_batch, reading_words, alternatives, top_k=top_k)
+                                 on_batch, reading_words, alternatives, top_k=top_k,
+                                 likely=likely if confidence is not None else None)
     return readings
 
 
 def reading_table(reading: SentenceReading, corpus_letters: bool = False) -> str:
-    """Each token beside its class (with the tagger's probability) and reading, one a line, then a blank line
-    and the spoken sentence; `*` marks tokens the seq2seq decoded, `=` those read by the grammar's one reading.
-    Readings spelt letter by letter are shown as plain words unless `corpus_letters`."""
+    """Each token beside its class (with the tagger's probability), its reading and why it was read so (its
+    route), one a line, then a blank line and the spoken sentence; `*` marks tokens the seq2seq decoded, `=`
+    those read by the grammar. Readings spelt letter by letter are shown as plain words unless `corpus_letters`."""
     width = max((len(t) for t in reading.tokens), default=0)
+    texts = [text if corpus_letters else decode_letters(text) for text in reading.readings]
+    reading_width = max((len(t) for t in texts), default=0)
     rows = []
     fixed = reading.grammar or [False] * len(reading.tokens)
-    for token, cls, probability, text, decoded, by_grammar in zip(reading.tokens, reading.classes,
-                                                                  reading.probabilities, reading.readings,
-                                                                  reading.decoded, fixed, strict=True):
+    routes = reading.routes or [""] * len(reading.tokens)
+    for token, cls, probability, text, decoded, by_grammar, why in zip(
+            reading.tokens, reading.classes, reading.probabilities, texts, reading.decoded, fixed, routes, strict=True):
         tag = "" if cls is None else f"{cls} {probability:.2f}"
         mark = "*" if decoded else "=" if by_grammar else " "
-        text = text if corpus_letters else decode_letters(text)
-        rows.append(f"{token:<{width}}  {tag:<16}{mark} {text}".rstrip() if cls is not None
-                    else f"{token:<{width}}  {text}")
+        why = f"  ({why})" if why else ""
+        rows.append(f"{token:<{width}}  {tag:<16}{mark} {text:<{reading_width}}{why}".rstrip() if cls is not None
+                    else f"{token:<{width}}  {text:<{reading_width}}{why}".rstrip())
     return "\n".join([*rows, "", reading.spoken if corpus_letters else reading.speech])

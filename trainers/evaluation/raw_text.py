@@ -5,8 +5,10 @@ Rows (`stages`): raw text with every stage predicted; gold tokens with the tagge
 gold classes (PLAIN/PUNCT read as written, the rest decoded); gold tokens and classes with every token
 decoded (what `tnforge evaluate` measures). Each row: sentence accuracy (the spoken sentence exactly right),
 word error rate against the gold spoken sentence, token accuracy over the sentences whose tokenization
-agrees with the gold one, class accuracy, and errors judged by the covering grammar (unrecoverable ones
-counted apart where the predicted class is right and the grammar covers it)."""
+agrees with the gold one, class accuracy, and meaning errors judged by the covering grammar
+(`meaning_errors`: every token whose reading the grammar licenses for none of its gold class's readings,
+per class, predicted class right or wrong, with its sentence; the count where the predicted class is right
+and the grammar covers it apart)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tnforge.schemas.classes import COVERED
-from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE
 from tnforge.trainers.decoding.raw_text import (
     THRESHOLD,
     SentenceReading,
@@ -26,6 +28,7 @@ from tnforge.trainers.decoding.raw_text import (
     tag_sentences,
 )
 from tnforge.trainers.evaluation.accuracy import BatchJudge, evaluate
+from tnforge.trainers.evaluation.meaning_errors import meaning_errors, meaning_markdown
 
 if TYPE_CHECKING:
     from tnforge.trainers.decoding.protocol import DecodableModel
@@ -149,11 +152,12 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
     }
     for error in row["errors"]:
         error["predicted_class"] = predictions[error["key"]]["predicted_class"]
-    if report["judged"]:
-        unrecoverable = [e for e in row["errors"] if e["recoverable"] is False]
-        row["unrecoverable"] = len(unrecoverable)
+    if judge is not None:  # meaning errors over every token the two tokenizations share (`meaning_errors`)
+        found = meaning_errors(readings, gold, judge)
+        row["unrecoverable"] = found["unrecoverable"]
         row["unrecoverable_class_right_covered"] = sum(
-            1 for e in unrecoverable if e["predicted_class"] == e["class"] and e["class"] in covered)
+            1 for e in found["errors"] if e["predicted_class"] == e["class"] and e["class"] in covered)
+        row["meaning_errors"] = found
     return row
 
 
@@ -163,10 +167,11 @@ def evaluate_raw(loaded: DecodableModel, files: Sequence[Path], split: str | Non
                  tokenize: Callable[[str], list[str]] | None = None,
                  detokenize: Callable[[Sequence[str]], str] | None = None, reading_words: Any = None,
                  on_row: Callable[[str, dict[str, Any]], None] | None = None,
-                 grammar_readings: bool = True) -> dict[str, Any]:
+                 grammar_readings: bool = True, confidence: float | None = CONFIDENCE) -> dict[str, Any]:
     """Every row of `stages` on the split's sentences:
     {"rows": {name: figures}, "sentences": count}. `grammar_readings`: tokens the grammar has one reading
-    for take it (`read_sentences`), except in the every-token-decoded row."""
+    for take it (`read_sentences`), except in the every-token-decoded row. `confidence`: the tagger's rows
+    are routed by its likely classes (`routing`; None: by its most probable class alone)."""
     from tnforge import tokenizer as corpus_tokenizer
 
     tokenize = tokenize or corpus_tokenizer.tokenize
@@ -182,16 +187,18 @@ def evaluate_raw(loaded: DecodableModel, files: Sequence[Path], split: str | Non
     for name, (tokens_from, classes_from, every) in stages(tagger is not None).items():
         started = time.monotonic()
         tokens = raw_tokens if tokens_from == "predicted" else [s.tokens for s in gold]
-        classes = probabilities = alternatives = None
+        classes = probabilities = alternatives = likely = None
         if classes_from == "predicted":
             if tokens_from not in tagged:
-                tagged[tokens_from] = tag_sentences(tagger, tokens)
-            classes, probabilities, alternatives = tagged[tokens_from]
+                tagged[tokens_from] = tag_sentences(tagger, tokens, confidence or 0.0)
+            classes, probabilities, alternatives, likely = tagged[tokens_from]
+            likely = likely if confidence is not None else None
         elif classes_from == "gold":
             classes = [s.classes for s in gold]
         readings, _ = read_sentences(loaded, tokens, classes, probabilities, constraint, beam, batch_size,
                                      threshold=2.0 if every else threshold, reading_words=reading_words,
-                                     alternatives=alternatives, grammar_readings=grammar_readings and not every)
+                                     alternatives=alternatives, grammar_readings=grammar_readings and not every,
+                                     likely=likely)
         rows[name] = score(readings, gold, judge) | {"seconds": time.monotonic() - started}
         if on_row:
             on_row(name, rows[name])
@@ -219,6 +226,10 @@ def raw_markdown(result: dict[str, Any], title: str) -> str:
             f"{row['tokenization_agrees']}/{row['sentences']} | {_percent(row['tokens']['accuracy'])} | "
             f"{_percent(row['nontrivial']['accuracy'])} | {classes} | {row['decoded']} ({row.get('grammar_read', 0)}) | "
             f"{unrecoverable} |")
+    for name, row in result["rows"].items():
+        if "meaning_errors" in row and stages(True).get(name, ("gold", "gold"))[1] == "predicted" or (
+                "meaning_errors" in row and name in UNTAGGED):
+            lines += ["", meaning_markdown(row["meaning_errors"], name).rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 

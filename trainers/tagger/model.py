@@ -21,7 +21,7 @@ from tnforge.trainers.tagger.rules import context_class
 DESCRIPTION = "tagger.json"
 BOOSTER = "model.json"
 #: What a tagger run writes into its folder (the only files `--overwrite` removes).
-TAGGER_FILES = (DESCRIPTION, BOOSTER, "dev.md")
+TAGGER_FILES = (DESCRIPTION, BOOSTER, "dev.md", "reliability.png")
 FORMAT = "tnforge-tagger"
 
 
@@ -43,19 +43,33 @@ class Tagger:
         self.rules = rules  # `rules.context_class` overrides the trees on the tokens it decides
 
     @property
+    def temperature(self) -> float:
+        """The calibration temperature fitted on dev (`calibration`; 1.0 for a tagger trained without one)."""
+        return float(self.description.get("calibration", {}).get("temperature", 1.0))
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether the probabilities are calibrated on dev (tagger runs trained before calibration are not)."""
+        return "calibration" in self.description
+
+    @property
     def classes(self) -> tuple[str, ...]:
         """The classes the model tells apart, in the order of its probability columns."""
         return self.lexicon.classes
 
-    def probabilities(self, sentences: Sequence[Sequence[str]]) -> np.ndarray:
-        """(tokens × classes) probabilities of every token of `sentences`, in order."""
+    def probabilities(self, sentences: Sequence[Sequence[str]], calibrated: bool = True) -> np.ndarray:
+        """(tokens × classes) probabilities of every token of `sentences`, in order; scaled by the dev-fitted
+        temperature unless `calibrated` is False (the trees' own probabilities)."""
         import xgboost
+
+        from tnforge.trainers.tagger.calibration import apply_temperature
 
         matrix = features(sentences, self.lexicon)
         if not len(matrix):
             return np.zeros((0, len(self.classes)), dtype=np.float32)
         dmatrix = xgboost.DMatrix(matrix, feature_names=feature_names(self.classes))
-        return np.asarray(self.booster.predict(dmatrix), dtype=np.float32).reshape(len(matrix), len(self.classes))
+        raw = np.asarray(self.booster.predict(dmatrix), dtype=np.float32).reshape(len(matrix), len(self.classes))
+        return apply_temperature(raw, self.temperature) if calibrated else raw
 
     def predict(self, sentences: Sequence[Sequence[str]]) -> list[list[Prediction]]:
         """The most probable class of every token, sentence by sentence (a rule's class has probability 1)."""
@@ -83,6 +97,7 @@ class Tagger:
 
         run = Path(run)
         run.mkdir(parents=True, exist_ok=True)
+        kept = {"calibration": self.description["calibration"]} if "calibration" in self.description else {}
         temp = run / f".tmp-{BOOSTER}"  # xgboost picks the format by the suffix: keep .json last
         self.booster.save_model(str(temp))
         os.replace(temp, run / BOOSTER)
@@ -91,7 +106,7 @@ class Tagger:
             "xgboost": xgboost.__version__, "dictionary": dictionary_version(),
             "booster": BOOSTER, "rules": self.rules,
             "feature_names": feature_names(self.classes),
-            **(extra or {}), "lexicon": self.lexicon.to_dict(),
+            **kept, **(extra or {}), "lexicon": self.lexicon.to_dict(),
         }
         temp = run / f".{DESCRIPTION}.tmp"
         temp.write_text(json.dumps(self.description, indent=1, sort_keys=False, ensure_ascii=False) + "\n",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tnforge.abbreviations import abbreviation
 from tnforge.tokenizer import UNIT, span_pattern
 
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
@@ -53,8 +54,11 @@ def rule_class(token: str) -> str | None:
 
 def context_class(tokens: Sequence[str], index: int) -> str | None:
     """A class decided by the token and its neighbours, or None: a colon between two numbers ("1 : 1",
-    "94 : 501") is PLAIN (read "to"), not PUNCT."""
+    "94 : 501") is PLAIN (read "to"), not PUNCT; an abbreviation the corpus expands (`tnforge.abbreviations`:
+    St, Dr, Mt, Vol, Ltd, …) is PLAIN, as the corpus always has it."""
     if tokens[index].strip() == ":" and 0 < index < len(tokens) - 1 and \
             tokens[index - 1].strip().isdigit() and tokens[index + 1].strip().isdigit():
+        return "PLAIN"
+    if abbreviation(tokens[index]) is not None:
         return "PLAIN"
     return rule_class(tokens[index])

@@ -226,6 +226,7 @@ def train_tagger(config: TaggerConfig) -> TaggerReport:
         raise ValueError(f"{config.data}: no train sentences to learn from")
     dev_tokens, dev_labels, _ = read_eval_sentences(config.data, "dev")
     tagger = fit_tagger(tokens, labels, config, (dev_tokens, dev_labels))
+    calibration = calibrate_on(tagger, dev_tokens, dev_labels)
     training = tagger.description["training"]
     report = TaggerReport(run, list(tagger.classes), training["train_tokens"], training["rounds"], 0.0,
                           _evaluate(tagger, config.data, "dev"), _evaluate(tagger, config.data, "test"),
@@ -235,9 +236,32 @@ def train_tagger(config: TaggerConfig) -> TaggerReport:
         "training": {"data": os.path.abspath(config.data), "manifest_sha256": _manifest_sha256(config.data),
                      **training},
         "metrics": {"dev": report.dev, "test": report.test},
+        **({"calibration": calibration} if calibration else {}),
     })
-    (run / "dev.md").write_text(_report_markdown(report), encoding="utf-8")
+    markdown = _report_markdown(report)
+    if calibration:
+        from tnforge.trainers.tagger.calibration import reliability_markdown, reliability_plot
+
+        reliability_plot(calibration, run / "reliability.png")
+        markdown += "\n" + reliability_markdown(calibration)
+    (run / "dev.md").write_text(markdown, encoding="utf-8")
     return report
+
+
+def calibrate_on(tagger: Tagger, tokens: Sequence[Sequence[str]], labels: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """Fit the tagger's temperature on dev tokens of the classes it knows (`calibration.calibrate`) and keep it
+    in the tagger's description; {} when dev has no such token (the probabilities stay the trees')."""
+    from tnforge.trainers.tagger.calibration import calibrate
+
+    index = {c: i for i, c in enumerate(tagger.classes)}
+    flat = [c for sentence in labels for c in sentence]
+    known = np.asarray([c in index for c in flat], dtype=bool)
+    if not known.any():
+        return {}
+    probabilities = tagger.probabilities(tokens, calibrated=False)[known]
+    calibration = calibrate(probabilities, [index[c] for c in flat if c in index])
+    tagger.description["calibration"] = calibration
+    return calibration
 
 
 def training_notes(training: dict[str, Any]) -> list[str]:

@@ -16,7 +16,7 @@ T = TaggerConfig()
 @common.command("tagger", interrupted=common.nothing_written("out", "the tagger"),
                 short_help="The semiotic-class tagger (xgboost over context features).")
 @common.data_option("Dataset directory (sentences/train; examples/dev and examples/test for the figures).")
-@common.out_option(help="Run directory: model.json (xgboost), tagger.json (what the model is), dev.md.")
+@common.out_option(help="Run directory: model.json (xgboost), tagger.json (what the model is, its calibration), dev.md, reliability.png.")
 @click.option("--overwrite", is_flag=True, help="Replace the tagger run in a non-empty --out.")
 @click.option("--rounds", default=T.rounds, type=click.IntRange(1), help="Boosting rounds at most.")
 @common.learning_rate_option(T.learning_rate, "Boosting step size (eta).")

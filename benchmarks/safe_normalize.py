@@ -1,0 +1,208 @@
+"""Benchmark: reading raw text safely (issue #29) with a normalizer whose models were trained only on the
+shared sample — sentence accuracy, word error rate and unrecoverable errors (per class, predicted class right
+or wrong) from plain text on the shared sample's test and dev splits and on the whole bundled sample, the
+confidence-aware routing beside the routing by the tagger's first class alone, the issue's example
+sentences, and `normalize --file` speed with the grammar. Writes docs/results/safe-normalize.{md,json}.
+
+Targets: 0 unrecoverable errors whatever the tagger predicted; sentence accuracy on the shared test split
+not lower than 97.24% (the first-class routing's); ≥ 300 sentences/s on 2 CPU cores with the grammar.
+
+    python benchmarks/safe_normalize.py --work /tmp/safe-bench                 # builds and trains what it lacks
+    python benchmarks/safe_normalize.py --work /tmp/safe-bench --data out/en --model runs/s2s --tagger runs/tagger
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT.parent / "shared" / "data" / "en_sample.tsv"
+RESULTS = ROOT / "docs" / "results"
+#: The speed configurations: this issue's reading, and the routing before it (first class alone, unchecked).
+SAFE = "likely classes, readings checked"
+FIRST = "first class alone, unchecked"
+EXAMPLES = ["Train 540 leaves at 4:45", "It costs $3.50 and weighs 3kg.", "221B Baker St.", "It takes 20 min.",
+            "The church of St John stands on Mt Hood.", "Vol. 3 was printed in 1900 by Acme Ltd."]
+
+
+def tnforge(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "tnforge", *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def prepare(args: argparse.Namespace) -> tuple[Path, Path, Path, Path]:
+    """(shared-sample dataset, bundled-sample dataset — every sentence in test, seq2seq run, tagger run),
+    building and training what is not given or already in --work."""
+    work = args.work
+    data = args.data or work / "en"
+    if not (data / "manifest.json").exists():
+        tnforge("build", str(SAMPLE), "--out", str(data), "--split", "hash")
+    bundled = work / "bundled"
+    if not (bundled / "manifest.json").exists():
+        tnforge("build", "--out", str(bundled), "--split-ratios", "0,0,1")
+    model = args.model or work / "s2s"
+    if not (Path(model) / "best.pt").exists():
+        tnforge("train", "seq2seq", "--data", str(data), "--out", str(model), "--threads", "1", "--overwrite")
+    tagger = args.tagger or work / "tagger"
+    if not (Path(tagger) / "tagger.json").exists():
+        tnforge("train", "tagger", "--data", str(data), "--out", str(tagger), "--overwrite")
+    return data, bundled, Path(model), Path(tagger)
+
+
+def row_figures(row: dict) -> dict:
+    found = row.get("meaning_errors", {})
+    return {"sentences": row["sentences"], "sentences_correct": row["sentences_correct"],
+            "sentence_accuracy": round(row["sentence_accuracy"], 4), "word_errors": row["word_errors"],
+            "words": row["words"], "wer": round(row["wer"], 4), "decoded": row["decoded"],
+            "unrecoverable": found.get("unrecoverable"), "unrecoverable_by_class": found.get("by_class"),
+            "not_judged_tokens": found.get("not_judged_tokens"),
+            "unrecoverable_errors": [{k: e[k] for k in ("source", "sentence_id", "before", "class", "predicted_class",
+                                                        "gold", "prediction", "route")}
+                                     for e in found.get("errors", [])]}
+
+
+def accuracy(loaded, tagger, constraint, judge, reading_words, data: Path, split: str) -> dict:
+    """The plain-text pipeline's row, routed by likely classes and by the first class alone."""
+    from tnforge.trainers.evaluation import raw_text
+    from tnforge.trainers.seq2seq.data import example_files
+
+    figures = {}
+    for name, confidence in (("routed by likely classes", 0.99), ("routed by the first class alone", None)):
+        started = time.monotonic()
+        result = raw_text.evaluate_raw(loaded, example_files(data, split), split, tagger, constraint, judge,
+                                       reading_words=reading_words, confidence=confidence)
+        first = next(iter(result["rows"].values()))
+        figures[name] = row_figures(first) | {"seconds": round(time.monotonic() - started, 1)}
+        print(split, data.name, name, json.dumps({k: figures[name][k] for k in
+                                                  ("sentence_accuracy", "wer", "unrecoverable")}), flush=True)
+    return figures
+
+
+def speed(normalizers: dict, texts: list[str], lines: int, threads: int, rounds: int = 2) -> list[dict]:
+    """Sentences per second of `normalize_lines` (what `normalize --file` runs) for each configuration, timed
+    in turn `rounds` times (so a change of load hits each alike); the best round of each."""
+    import torch
+
+    from tnforge.trainers.normalize import normalize_lines
+
+    torch.set_num_threads(threads)
+    batch = (texts * (lines // max(len(texts), 1) + 1))[:lines]
+    best: dict[str, dict] = {}
+    for normalizer in normalizers.values():
+        normalize_lines(normalizer, iter(texts), lambda _text: None)  # warm-up: grammar, caches
+    for _ in range(rounds):
+        for name, normalizer in normalizers.items():
+            done = normalize_lines(normalizer, iter(batch), lambda _text: None)
+            rate = round(done.sentences / done.seconds, 1)
+            if name not in best or rate > best[name]["sentences_per_s"]:
+                best[name] = {"configuration": name, "threads": threads, "sentences": done.sentences,
+                              "seconds": round(done.seconds, 2), "sentences_per_s": rate,
+                              "unlicensed": len(done.unlicensed), "load_average": os.getloadavg()[0]}
+            print(json.dumps(best[name]), flush=True)
+    return list(best.values())
+
+
+def markdown(report: dict) -> str:
+    lines = ["# Reading raw text safely: measured", "",
+             f"Written by `benchmarks/safe_normalize.py` on {report['date']} ({report['machine']}; load average at "
+             f"the start {report['load_average'][0]:.1f}). Models trained only on the shared sample's train split "
+             f"(`{report['model']}`, `{report['tagger']}`), assembled into one normalizer; plain text in.", "",
+             "| text | routing | sentences right | WER | unrecoverable (gold class: predicted right / wrong) | "
+             "tokens not judged |", "|---|---|---:|---:|---|---:|"]
+    for where, figures in report["accuracy"].items():
+        for routing, f in figures.items():
+            classes = ", ".join(f"{c} {n['class_right']}/{n['class_wrong']}" for c, n in
+                                (f["unrecoverable_by_class"] or {}).items()) or "–"
+            lines.append(f"| {where} | {routing} | {f['sentence_accuracy']:.2%} ({f['sentences_correct']}/"
+                         f"{f['sentences']}) | {f['wer']:.2%} ({f['word_errors']}/{f['words']}) | "
+                         f"**{f['unrecoverable']}** ({classes}) | {f['not_judged_tokens']} |")
+    lines += ["", "Unrecoverable errors left (routed by likely classes):", ""]
+    for where, figures in report["accuracy"].items():
+        for e in figures["routed by likely classes"]["unrecoverable_errors"]:
+            lines.append(f"- {where}: `{e['before']}` {e['class']} (predicted {e['predicted_class']}) → "
+                         f"\"{e['prediction']}\", corpus \"{e['gold']}\" [{e['route']}]")
+    lines += ["", "`normalize --file` speed (dev + test sentences of the shared sample repeated, grammar on):", "",
+              "| configuration | torch threads | sentences | seconds | sentences/s | load average (1 min) |",
+              "|---|---:|---:|---:|---:|---:|"]
+    lines += [f"| {s['configuration']} | {s['threads']} | {s['sentences']:,} | {s['seconds']} | "
+              f"**{s['sentences_per_s']}** | {s['load_average']:.1f} |" for s in report["speed"]]
+    lines += ["", "The issue's sentences:", ""]
+    lines += [f"- \"{text}\" → \"{spoken}\"" for text, spoken in report["examples"].items()]
+    targets = report["targets"]
+    lines += ["", "| target | measured | |", "|---|---|---|"]
+    lines += [f"| {t['target']} | {t['measured']} | {'met' if t['met'] else '**not met**'} |" for t in targets]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/tnforge-bench-safe"))
+    parser.add_argument("--data", type=Path, default=None, help="shared-sample dataset (hash split) to reuse")
+    parser.add_argument("--model", type=Path, default=None, help="seq2seq run trained on it")
+    parser.add_argument("--tagger", type=Path, default=None, help="tagger run trained on it")
+    parser.add_argument("--lines", type=int, default=2000, help="lines normalized per speed timing")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where safe-normalize.{md,json} go")
+    args = parser.parse_args()
+    if args.data is None and not SAMPLE.exists():
+        sys.exit(f"{SAMPLE}: shared sample not found")
+    load = os.getloadavg()
+    data, bundled, model, tagger = prepare(args)
+
+    from tnforge.grammars import adapter
+    from tnforge.tokenizer import detokenize
+    from tnforge.trainers.decoding.constraint_sets import grammar_constraint
+    from tnforge.trainers.evaluation.raw_text import gold_sentences
+    from tnforge.trainers.normalize import Normalizer
+    from tnforge.trainers.normalizer_run import assemble, open_normalizer
+    from tnforge.trainers.seq2seq.data import example_files
+
+    normalizer_dir = args.work / "normalizer"
+    assemble(model, tagger, normalizer_dir, adapter.version(), overwrite=True)  # = `tnforge normalizer assemble`
+    parts = open_normalizer(normalizer_dir, "cpu")
+    reading_words, covered = adapter.reading_words()
+    judge, _ = adapter.judge(True)
+    constraint = grammar_constraint(parts.loaded, reading_words, covered)
+    report: dict = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                    "machine": f"{os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}, shared",
+                    "load_average": load, "model": str(model), "tagger": str(tagger), "accuracy": {}}
+    for where, root, split in (("shared sample, test", data, "test"), ("shared sample, dev", data, "dev"),
+                               ("bundled sample, all 400 sentences", bundled, "test")):
+        report["accuracy"][where] = accuracy(parts.loaded, parts.tagger, constraint, judge, reading_words, root, split)
+    normalizer = Normalizer(parts.loaded, parts.tagger, constraint, reading_words=reading_words, judge=judge)
+    report["examples"] = {text: normalizer.text(normalizer([text])[0]) for text in EXAMPLES}
+    texts = [detokenize(s.tokens) for split in ("dev", "test") for s in gold_sentences(example_files(data, split), split)]
+    configurations = {SAFE: normalizer,
+                      FIRST: Normalizer(parts.loaded, parts.tagger, constraint, reading_words=reading_words,
+                                        confidence=None)}
+    report["speed"] = [row for threads in (1, 2) for row in speed(configurations, texts, args.lines, threads)]
+    test = report["accuracy"]["shared sample, test"]["routed by likely classes"]
+    unrecoverable = {w: f["routed by likely classes"]["unrecoverable"] for w, f in report["accuracy"].items()}
+    best = max(s["sentences_per_s"] for s in report["speed"] if s["configuration"] == SAFE)
+    report["targets"] = [
+        {"target": "0 unrecoverable errors whatever the tagger predicted", "met": not any(unrecoverable.values()),
+         "measured": "; ".join(f"{w}: {n}" for w, n in unrecoverable.items())},
+        {"target": "shared test sentence accuracy ≥ 97.24%", "met": test["sentence_accuracy"] >= 0.9724,
+         "measured": f"{test['sentence_accuracy']:.2%}"},
+        {"target": "`normalize --file` ≥ 300 sentences/s on 2 cores with the grammar", "met": best >= 300,
+         "measured": f"{best} sentences/s (best of 1 and 2 torch threads; first-class routing, unchecked, "
+                     f"{max(s['sentences_per_s'] for s in report['speed'] if s['configuration'] == FIRST)} "
+                     "at the same time)"},
+    ]
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, text in (("safe-normalize.json", json.dumps(report, indent=1, default=str) + "\n"),
+                       ("safe-normalize.md", markdown(report))):
+        temp = args.out / f".{name}.tmp"
+        temp.write_text(text, encoding="utf-8")
+        temp.replace(args.out / name)
+    print(markdown(report))
+
+
+if __name__ == "__main__":
+    main()
