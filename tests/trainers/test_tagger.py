@@ -195,6 +195,10 @@ def test_rules_catch_the_forms_the_corpus_never_disputes():
                                     "(555) 123-4567", "1-800-555-0199", "0891-1851", "0008", "PHP 5.1"]] == [
         "TIME", "TIME", "TIME", "TIME", "MONEY", "MONEY", "MONEY", "FRACTION", "FRACTION", "MEASURE", "DECIMAL",
         "DECIMAL", "TELEPHONE", "TELEPHONE", "TELEPHONE", "DIGIT", None]
+    # Thousands separated (never a telephone number), road codes (ADDRESS, "PM2" aside: a time), hashtags.
+    assert [rule_class(t) for t in ["21,000", "299,792,458", "2,0000", "C18", "I-95", "B4391", "PM2", "ABC12",
+                                    "#Selfie", "#1"]] == [
+        "CARDINAL", "CARDINAL", None, "ADDRESS", "ADDRESS", "ADDRESS", None, None, "ELECTRONIC", None]
     ratio, note = "the 1 : 1 ratio".split(), "Note : 1 of 2".split()
     assert context_class(ratio, 2) == "PLAIN" and context_class(note, 1) is None
     assert context_class(ratio, 1) is None and context_class(["$20"], 0) == "MONEY"

@@ -4,6 +4,9 @@ Rare classes (MONEY: 12 tokens of the 46k-token sample, TIME: 2) are too thin fo
 their written forms are unambiguous: in the shared sample every token matching each pattern below has
 that class (docs/explanation/tagger.md, "Rules"; tests/trainers/test_tagger.py checks). A rule fires only on the whole token; `context_class`
 adds the one rule that looks at the neighbours (a colon between numbers: PLAIN in 9 of the 10 in train + dev).
+Numbers with thousands separators (CARDINAL), road codes such as "M25" (ADDRESS) and hashtags (ELECTRONIC)
+are decided too: the trees, which see almost none, took "299,792,458" for a telephone number, "C18" for a
+measure and "#Olympics" for a word, each an unrecoverable reading (docs/results/safe-normalize.md).
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((cls, re.compile(pattern)
     ("DIGIT", r"0\d{2,4}"),  # "001", "0008": read digit by digit
     ("TELEPHONE", span_pattern("telephone")),
     ("TELEPHONE", r"(?:1-)?\d{3}-\d{3}-\d{4}"),  # "212-555-0148", "1-800-555-0199"
+    ("CARDINAL", r"\d{1,3}(?:,\d{3})+"),  # thousands separated: "21,000", "299,792,458" (never a phone number)
+    ("ADDRESS", r"(?!AM|PM)[A-Z]{1,2}-?\d{1,4}"),  # road and route codes: "C18", "M25", "I-95", "B4391" (not "PM2")
+    ("ELECTRONIC", r"#[A-Za-z]\w*"),  # hashtags: "#Selfie"
 ))
 
 
