@@ -19,7 +19,7 @@ from tnforge.cli import cli  # noqa: E402
 from tnforge.datasets import read_dataset  # noqa: E402
 from tnforge.trainers.tagger import Lexicon, Prediction, Tagger, features, load_tagger  # noqa: E402
 from tnforge.trainers.tagger.features import feature_names  # noqa: E402
-from tnforge.trainers.tagger.rules import RULES, context_class, rule_class  # noqa: E402
+from tnforge.trainers.tagger.rules import ROMAN, RULES, context_class, rule_class  # noqa: E402
 from tnforge.trainers.tagger.train import read_eval_sentences, read_train_sentences  # noqa: E402
 
 FAST = ["--rounds", "60", "--patience", "10"]
@@ -217,6 +217,26 @@ def test_rules_agree_with_every_real_token_they_decide(shared_tsv, bundled_tsv):
         decided += pairs
         disputed += [(cls, before, rule_class(before)) for cls, before in pairs if rule_class(before) != cls]
     assert len(decided) >= 600 and disputed == []  # 607: shared 192, bundled 225, real 190
+
+
+def test_roman_numeral_rule_agrees_with_every_sentence_it_decides(shared_tsv, bundled_tsv):
+    """A Roman numeral after "War", "Part", "Volume", … is CARDINAL wherever the rule fires in the shared and
+    the bundled samples; after a name ("Elizabeth I") or alone it is left to the trees."""
+    assert context_class(["World", "War", "II"], 2) == "CARDINAL" and context_class(["Elizabeth", "I"], 1) is None
+    assert context_class(["Part", "IV"], 1) == "CARDINAL" and context_class(["Part", "IVY"], 1) is None
+    decided = []
+    for path in (shared_tsv, bundled_tsv):
+        sentence: list[tuple[str, str]] = []
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            fields = line.split("\t")
+            if fields[0] == "<eos>":
+                tokens = [before for _, before in sentence]
+                decided += [cls for i, (cls, _) in enumerate(sentence)
+                            if i and ROMAN.fullmatch(tokens[i]) and context_class(tokens, i) == "CARDINAL"]
+                sentence = []
+            elif len(fields) == 3:
+                sentence.append((fields[0], fields[1]))
+    assert len(decided) >= 14 and set(decided) == {"CARDINAL"}
 
 
 def test_trained_tagger_beats_the_floor_on_dev_and_reports_per_class(run):
