@@ -97,6 +97,21 @@ def test_an_unsure_alphanumeric_never_becomes_a_unit_it_is_not(models):
     assert "(" in rows[0] and rows[2].endswith("(PLAIN 1.00: abbreviation not before a name: street)")
 
 
+def test_road_codes_and_grouped_numbers_are_read_in_their_class(models):
+    """`M25` (once MEASURE: "m 2 5", no reading of the road) is ADDRESS and `21,000` (once TELEPHONE, digit by
+    digit) is CARDINAL, by the tagger's rules; each reading is one its class licenses."""
+    from tnforge.grammars import licenses
+
+    _, _, normalizer = models
+    rows, _ = _table(normalizer, "Take the M25 past 21,000 homes")
+    road, number = rows[2].split(), rows[4].split()
+    assert road[:2] == ["M25", "ADDRESS"] and "(ADDRESS 1.00" in rows[2]
+    assert number[:2] == ["21,000", "CARDINAL"] and "(CARDINAL 1.00" in rows[4]
+    for row, token, cls in ((rows[2], "M25", "ADDRESS"), (rows[4], "21,000", "CARDINAL")):
+        reading = row.rsplit(" (", 1)[0].split(None, 3)[3].lstrip("= ").strip()  # after the probability, "= "
+        assert licenses(token, reading, cls), (token, reading)
+
+
 def test_the_normalizer_records_its_parts_and_refuses_tampered_ones(models, tmp_path):
     import shutil
 
