@@ -116,8 +116,13 @@ def read_sentences(
     `reading_words`, the covering grammar, sends PLAIN tokens it reads otherwise to the seq2seq, and moves a
     token whose class it has no reading for to the first of its `alternatives` it has — `decoding_class`;
     with `grammar_readings`, a token it has one reading for in its class takes it — `grammar_reading` — and
-    so does a token none of whose readings the model can spell — `unspellable_reading`).
+    so does a token none of whose readings the model can spell — `unspellable_reading`). A model with a
+    `read_whole_sentences` method (the sentence family) reads them itself, with the same arguments.
     """
+    whole = getattr(loaded, "read_whole_sentences", None)
+    if whole is not None:  # a sentence-level family reads every token of a sentence at once, same arguments
+        return whole(sentences, classes, probabilities, constraint, beam, batch_size, threshold, on_batch,
+                     reading_words, alternatives, covered, top_k, grammar_readings)
     from tnforge.trainers.decoding.decode import decode_batch
 
     token_lists = [list(tokens) for tokens in sentences]
