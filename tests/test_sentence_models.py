@@ -175,6 +175,23 @@ def test_normalize_and_evaluate_raw_take_a_sentence_run(trained):
                                       "--split", "test", "--no-grammar", "--threads", "1"])
     assert report.exit_code == 0, report.output
     assert "| raw text → tokenizer → seq2seq (no tagger) | 100.00% (4/4) | 0.00% (0/" in report.output
+    windows = CliRunner().invoke(cli, ["evaluate", "--model", str(result.run), "--data", str(data), "--split", "test",
+                                       "--no-grammar"])
+    assert windows.exit_code != 0 and "Traceback" not in windows.output and "use `evaluate --raw`" in windows.output
+
+
+def test_decode_raw_writes_each_tokens_hypotheses(trained, tmp_path):
+    import pyarrow.parquet as pq
+
+    result, _ = trained
+    text = tmp_path / "in.txt"
+    text.write_text("Chapter 12 has 3 parts.\n", encoding="utf-8")
+    out = CliRunner().invoke(cli, ["decode", "--raw", "--model", str(result.run), "--data", str(text), "--top-k", "2",
+                                   "--out", str(tmp_path / "hyps.parquet"), "--threads", "1"])
+    assert out.exit_code == 0, out.output
+    rows = pq.read_table(tmp_path / "hyps.parquet").to_pylist()
+    best = {r["before"]: r["hypothesis"] for r in rows if r["rank"] == 0}
+    assert best == {"Chapter": "<self>", "12": "twelve", "has": "<self>", "3": "three", "parts": "<self>", ".": "sil"}
 
 
 def test_a_class_reading_model_needs_a_tagger_for_raw_text(trained, tmp_path):
