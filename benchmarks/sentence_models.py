@@ -126,7 +126,7 @@ def evaluate_system(name: str, run_dir: Path, data: Path, tagger_dir: Path, gram
                                       reading_words=reading_words, alternatives=alternatives)
     seconds = time.monotonic() - started
     row = score(readings, gold, judge)
-    bleu = sacrebleu.corpus_bleu([r.spoken for r in readings], [[s.spoken for s in gold]])
+    bleu = sacrebleu.corpus_bleu([r.spoken for r in readings], [[s.spoken for s in gold]], force=True)
     per_class: dict[str, int] = {}
     for error in row["errors"]:
         per_class[error["class"]] = per_class.get(error["class"], 0) + 1
