@@ -223,3 +223,22 @@ def test_a_build_without_readings_is_refused_in_one_line(tmp_path, trained):
                                    "--threads", "1", "--epochs", "1"])
     assert out.exit_code != 0 and "Traceback" not in out.output and "rebuild the dataset" in out.output
     assert len(out.output.strip().splitlines()) == 1
+
+
+def test_grammar_readings_leave_tokens_read_as_written_or_silent(trained):
+    """A grammar that licenses only `<self>` for words and `sil` for punctuation changes nothing: the model can
+    spell both (a copy, an empty span), so no token takes a grammar reading in their place."""
+    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.families import load
+
+    result, _ = trained
+    _, loaded = load(result.run)
+
+    def reading_words(before, cls):
+        return {(schemas.SIL,)} if cls == "PUNCT" else {(schemas.SELF,)} if cls == "PLAIN" else set()
+
+    tokens = [[b for _, b, _ in s] for s in TINY_SENTENCES]
+    classes = [[c for c, _, _ in s] for s in TINY_SENTENCES]
+    free, _ = read_sentences(loaded, tokens, classes, beam=2)
+    held, _ = read_sentences(loaded, tokens, classes, beam=2, reading_words=reading_words)
+    assert [r.readings for r in held] == [r.readings for r in free] and not any(any(r.grammar) for r in held)

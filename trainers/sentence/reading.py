@@ -93,7 +93,7 @@ def read_whole_sentences(
             on_batch(sum(len(token_lists[s]) for s in chunk))
     if reading_words is not None and grammar_readings:
         for result, cls in zip(results, constrained, strict=True):
-            _grammar_readings(result, cls, reading_words, loaded.output_vocab, covered)
+            _grammar_readings(result, cls, reading_words, _Spelling(loaded.pieces), covered)
     return results, counts
 
 
@@ -128,10 +128,22 @@ def _fill(result: SentenceReading, hypotheses: list, pieces: Any, top_k: int) ->
     return mismatch
 
 
+class _Spelling:
+    """What a sentence model can spell, for `unspellable_reading`: `<self>` (a copy of the token) and `sil` (an
+    empty span) always, any other text when its pieces have no unknown one."""
+
+    def __init__(self, pieces: Any):
+        self.pieces, self.unk_id = pieces, pieces.unk_id
+
+    def encode(self, text: str) -> list[int]:
+        return [] if text in (SELF, SIL) else self.pieces.encode(text)
+
+
 def _grammar_readings(result: SentenceReading, classes: list[str | None], reading_words: Any, vocab: Any,
                       covered: Collection[str]) -> None:
     """Tokens the covering grammar has one reading for in their class (or whose every reading the model cannot
-    spell) take it, as in the window pipeline."""
+    spell with its pieces — `<self>` and `sil` it always can: a copy, an empty span) take it, as in the window
+    pipeline."""
     for t, token in enumerate(result.tokens):
         fixed = grammar_reading(reading_words, token, classes[t]) or unspellable_reading(
             reading_words, token, classes[t], vocab, covered)
