@@ -187,7 +187,7 @@ def evaluate_worker(spec: str) -> None:
     Path(job["out"]).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
 
 
-def evaluate_all(args: argparse.Namespace, data: Path) -> list[dict[str, Any]]:
+def evaluate_all(args: argparse.Namespace, data: Path, run_missing: bool = True) -> list[dict[str, Any]]:
     runs, scores = args.work / "runs", args.work / "scores"
     scores.mkdir(exist_ok=True)
     systems = [(WINDOW, runs / "window", False), (WINDOW + " + grammar", runs / "window", True)]
@@ -203,7 +203,7 @@ def evaluate_all(args: argparse.Namespace, data: Path) -> list[dict[str, Any]]:
         out = scores / f"{slug(name)}.json"
         ready = (run_dir / "best.pt").exists() and (run_dir.name != slug(extended_name(args.extend))
                                                      or (run_dir / "extended").exists())
-        if ready and not out.exists():
+        if ready and run_missing and not out.exists():
             jobs.append((name, json.dumps({"name": name, "run": str(run_dir), "data": str(data), "grammar": grammar,
                                            "tagger": str(runs / "tagger"), "beam": args.beam, "out": str(out)})))
 
@@ -249,7 +249,7 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "right, then the lowest loss — with no sentence right, that was an early evaluation where the model "
         "left most spans empty (every silent token right). The family now keeps most sentences right, then the "
         "lowest dev loss; the extended run (resumed alone) was chosen that way.", "",
-        "| system | SER | WER | BLEU | ms/sentence (CPU) | parameters | training (min) | epochs | "
+        "| system | SER | WER | BLEU | ms/sentence (CPU) | parameters | training (min) | epochs begun | "
         "token accuracy | span mismatches | unrecoverable (class right, covered) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
@@ -268,7 +268,7 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     curve = [r for r in results if r["system"] in CURVE]
     if curve:
         lines += ["## Learning curve (Transformer, all features)", "",
-                  "| share of train sentences | SER | WER | BLEU | epochs |", "|---:|---:|---:|---:|---:|"]
+                  "| share of train sentences | SER | WER | BLEU | epochs begun |", "|---:|---:|---:|---:|---:|"]
         for r in sorted(curve, key=lambda r: r["train_fraction"]):
             lines.append(f"| {100 * r['train_fraction']:.0f}% | {_pct(r['ser'])} | {_pct(r['wer'])} | "
                          f"{r['bleu']:.1f} | {r['epochs_trained'] or '–'} |")
@@ -302,6 +302,7 @@ def main() -> None:
     parser.add_argument("--extend", type=float, default=0.0,
                         help="also train the Transformer (all features) on, alone, to this many minutes in all")
     parser.add_argument("--machine", default="a shared 2-core CPU machine, loaded by other work; no GPU")
+    parser.add_argument("--report-only", action="store_true", help="write the report from the scores in --work")
     parser.add_argument("--evaluate-one", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.evaluate_one:
@@ -312,8 +313,9 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "tnforge", "build", str(args.corpus), "--out", str(data)], check=True,
                        stdout=subprocess.DEVNULL)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    train_all(args, data)
-    results = evaluate_all(args, data)
+    if not args.report_only:
+        train_all(args, data)
+    results = evaluate_all(args, data, run_missing=not args.report_only)
     manifest = json.loads((data / "manifest.json").read_text(encoding="utf-8"))
     meta = {"date": datetime.now(UTC).strftime("%Y-%m-%d"), "machine": args.machine,
             "minutes": args.minutes, "beam": args.beam, "train": manifest["splits"]["train"]["sentences"],
