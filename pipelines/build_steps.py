@@ -327,8 +327,10 @@ def _sentence_table(batch: pa.RecordBatch, in_split: np.ndarray, split: str, bas
     voiced_np = voiced.to_numpy(zero_copy_only=False)
     spoken_counts = np.bincount(sentence_of[voiced_np], minlength=len(starts))
     spoken_offsets = pa.array(np.concatenate([[0], np.cumsum(spoken_counts)]), pa.int32())
-    words = pc.if_else(pc.equal(afters, schemas.SELF), befores, afters).filter(voiced)
-    spoken = pc.binary_join(pa.ListArray.from_arrays(spoken_offsets, words), " ")
+    # Each token's spoken form, resolved the same way (sil → ""): the token alignment sentence models train on.
+    resolved = pc.if_else(pc.equal(afters, schemas.SELF), befores, afters)
+    readings = pc.if_else(voiced, resolved, "")
+    spoken = pc.binary_join(pa.ListArray.from_arrays(spoken_offsets, resolved.filter(voiced)), " ")
     ids = sentence_ids[starts]
     return pa.table({
         "key": pa.array(key64(base, ids, np.full(len(ids), -1)), pa.uint64()),
@@ -342,4 +344,5 @@ def _sentence_table(batch: pa.RecordBatch, in_split: np.ndarray, split: str, bas
         "spoken": spoken,
         "tokens": pa.ListArray.from_arrays(offsets, befores),
         "classes": pa.ListArray.from_arrays(offsets, tokens.column("class")),
+        "readings": pa.ListArray.from_arrays(offsets, readings),
     })

@@ -48,7 +48,7 @@ EXAMPLES = _with_meta("examples", 1, [
 ])
 
 #: One row per sentence: the written and the spoken form.
-SENTENCES = _with_meta("sentences", 2, [
+SENTENCES = _with_meta("sentences", 3, [
     pa.field("key", pa.uint64(), nullable=False),  # stable hash of (source, sentence_id)
     pa.field("split", pa.string(), nullable=False),
     pa.field("source", pa.string(), nullable=False),
@@ -62,6 +62,9 @@ SENTENCES = _with_meta("sentences", 2, [
     # declared as Parquet writes and reads them back (item field "element").
     pa.field("tokens", pa.list_(pa.field("element", pa.string())), nullable=False),
     pa.field("classes", pa.list_(pa.field("element", pa.string())), nullable=False),
+    # v3: each token's spoken form, resolved as `spoken` resolves it (<self> → the token, sil → ""): the
+    # token alignment of written and spoken (" ".join of the non-empty readings is `spoken`).
+    pa.field("readings", pa.list_(pa.field("element", pa.string())), nullable=False),
 ])
 
 #: Distinct non-trivial (class, before, after) triples with their counts, per split.

@@ -270,6 +270,8 @@ def sentences_rows(params: SuiteParams) -> list[Any]:
     return _common_rows("sentences", ["written"]) + [
         gxe.ExpectColumnValuesToBeBetween(column="n_tokens", min_value=1, description="n_tokens ≥ 1"),
         gxe.ExpectColumnValuesToNotBeNull(column="text_hash", description="text_hash present"),
+        gxe.ExpectColumnPairValuesToBeEqual(
+            column_A="n_readings", column_B="n_tokens", description="one reading per token (the alignment)"),
     ]
 
 

@@ -32,6 +32,11 @@ def save_figure(figure: Any, out: str | os.PathLike) -> Path | str:
     return str(out) if is_remote(out) else Path(out)
 
 
+#: Dev accuracies a family may record: (metrics key, line style, legend).
+ACCURACIES = (("dev_accuracy", "o-", "dev accuracy (all)"), ("dev_nontrivial_accuracy", "s-", "dev accuracy (non-trivial)"),
+              ("dev_sentence_accuracy", "o-", "dev sentences right"), ("dev_token_accuracy", "s-", "dev tokens right"))
+
+
 def plot_training(metrics: str | os.PathLike, out: str | os.PathLike) -> Path | None:
     """Train loss, dev loss and dev accuracy against steps from a metrics JSONL file; None if it is empty."""
     path = Path(metrics)
@@ -49,8 +54,9 @@ def plot_training(metrics: str | os.PathLike, out: str | os.PathLike) -> Path | 
     if dev:
         steps = [r["step"] for r in dev]
         loss_axis.plot(steps, [r["dev_loss"] for r in dev], "o-", label="dev loss")
-        accuracy_axis.plot(steps, [r["dev_accuracy"] for r in dev], "o-", label="dev accuracy (all)")
-        accuracy_axis.plot(steps, [r["dev_nontrivial_accuracy"] for r in dev], "s-", label="dev accuracy (non-trivial)")
+        for key, style, label in ACCURACIES:  # those the family records
+            if all(key in r for r in dev):
+                accuracy_axis.plot(steps, [r[key] for r in dev], style, label=label)
     loss_axis.set_yscale("log")
     loss_axis.set_xlabel("step")
     loss_axis.set_ylabel("cross-entropy per output unit")

@@ -84,6 +84,9 @@ def rows_frame(name: str, rows: pa.Table) -> pd.DataFrame:
     """A chunk of a dataset's rows, with the derived columns its suite checks (after_is_trivial …)."""
     if name == "examples" and "after" in rows.column_names:
         rows = rows.append_column("after_is_trivial", pc.is_in(rows.column("after"), value_set=trivial_targets()))
+    if name == "sentences" and "readings" in rows.column_names:  # the alignment: one reading per token
+        readings = rows.column("readings")
+        rows = rows.drop(["readings"]).append_column("n_readings", pc.list_value_length(readings))
     frame = _widened(_to_pandas(rows))
     if name in ("pairs", "vocab_pairs") and "label" in frame:
         # A generated reading the covering grammar licenses is kept as acceptable (label 1, licensed) and

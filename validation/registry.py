@@ -91,7 +91,7 @@ DATASETS: dict[str, Dataset] = {
         (*_checked("sentences", suites.sentences_rows, ("split", "key")),
          Frame("sentences.leakage", frames.leakage_frame, suites.sentences_leakage, applies=_split_by_text,
                note=frames.leakage_note)),
-        columns=("key", "split", "n_tokens", "text_hash", "written")),
+        columns=("key", "split", "n_tokens", "text_hash", "written", "readings")),
     "positive_pairs": Dataset(_checked("positive_pairs", suites.positive_pairs_rows, ("split", "before", "after"))),
     "rejects": Dataset(_checked("rejects", suites.rejects_rows, ("source", "line"))),
     "pairs": Dataset(

@@ -28,7 +28,8 @@ def sentences(n: int) -> pa.Table:
         "key": pa.array([i * 1_000_003 + 17 for i in ids], pa.uint64()), "split": ["train"] * n, "source": ["s"] * n,
         "sentence_id": pa.array(ids, pa.int64()), "line": pa.array(ids, pa.int64()),
         "n_tokens": pa.array([1] * n, pa.int32()), "text_hash": pa.array(ids, pa.uint64()),
-        "written": ["w"] * n, "spoken": ["s"] * n, "tokens": [["w"]] * n, "classes": [["PLAIN"]] * n,
+        "written": ["w"] * n, "spoken": ["w"] * n, "tokens": [["w"]] * n, "classes": [["PLAIN"]] * n,
+        "readings": [["w"]] * n,
     })
 
 
@@ -68,7 +69,7 @@ def test_write_shard_sorts_and_records_the_schema(tmp_path):
     table = pq.read_table(path)
     assert table.column("sentence_id").to_pylist() == [0, 1, 2, 3, 4]
     meta = pq.read_schema(path).metadata
-    assert meta[schemas.META_DATASET] == b"sentences" and meta[schemas.META_VERSION] == b"2"
+    assert meta[schemas.META_DATASET] == b"sentences" and meta[schemas.META_VERSION] == b"3"
     assert [p.name for p in path.parent.iterdir()] == ["part.parquet"]
 
 

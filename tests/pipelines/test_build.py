@@ -95,6 +95,28 @@ def test_examples_carry_windows_and_provenance(shared_build, shared_tsv):
         assert row["input"] == window_input(sentences[row["sentence_id"]], row["token_index"], 3)
 
 
+def test_sentences_carry_each_tokens_reading(bundled_build, bundled_tsv):
+    """`readings` aligns with `tokens`: each token's spoken form from the corpus line (<self> → the token,
+    sil → ""), and the non-empty readings joined are `spoken`."""
+    out, _ = bundled_build
+    corpus: list[list[tuple[str, str]]] = [[]]
+    for line in bundled_tsv.read_text(encoding="utf-8").splitlines():
+        if line.startswith("<eos>"):
+            corpus.append([])
+        elif line:
+            _, before, after = line.split("\t")
+            corpus[-1].append((before, before if after == "<self>" else "" if after == "sil" else after))
+    by_tokens = {tuple(b for b, _ in sentence): [r for _, r in sentence] for sentence in corpus if sentence}
+    checked = 0
+    for split in schemas.SPLITS:
+        for row in read_dataset(out, "sentences", split).to_pylist():
+            assert len(row["readings"]) == len(row["tokens"]) == row["n_tokens"]
+            assert row["readings"] == by_tokens[tuple(row["tokens"])]
+            assert " ".join(r for r in row["readings"] if r) == row["spoken"]
+            checked += 1
+    assert checked == 400
+
+
 def test_trivial_share_of_train_is_the_target(shared_build):
     out, manifest = shared_build
     train = read_dataset(out, "examples", "train", columns=["trivial"]).column("trivial").to_numpy()

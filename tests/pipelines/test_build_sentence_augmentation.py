@@ -80,7 +80,10 @@ def test_substitutes_keep_the_class_and_the_alignment(builds):
             unique &= len(train_readings[(cls, new)]) == 1
             spoken.append(next(iter(train_readings[(cls, new)])))
         assert spoken != [] and row["tokens"] != original["tokens"]
+        # The per-token readings (what sentence models align on) follow the substitutes and make up `spoken`.
+        assert len(row["readings"]) == row["n_tokens"] and row["spoken"] == " ".join(r for r in row["readings"] if r)
         if unique:
+            assert row["readings"] == spoken
             checked += 1
             assert row["spoken"] == " ".join(w for w in spoken if w)
     assert substituted == manifest["augmentation"]["substituted"]

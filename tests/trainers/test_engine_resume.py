@@ -139,3 +139,24 @@ def test_an_old_training_state_is_refused_in_one_line(straight: Path, tmp_path: 
     with pytest.raises(ValueError, match="saved by an older tnforge .* best.pt still decodes. Train again with "
                                          "--overwrite"):
         train_seq2seq(bundled_build, out, resume=True)
+
+
+def test_a_sentence_model_resumes_exactly(bundled_build: Path, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from tnforge.trainers.sentence.model import SentenceModelConfig
+    from tnforge.trainers.sentence.train import SentenceTrainConfig, train
+
+    def config(out: Path) -> SentenceTrainConfig:
+        return SentenceTrainConfig(data=str(bundled_build), out=str(out), device="cpu", epochs=1, batch_size=32,
+                                   pieces=300, dev_limit=4, eval_every=5, threads=1, progress=False,
+                                   pool_size=128, model=SentenceModelConfig(
+                                       arch="transformer", embedding=8, feature_embedding=4, width=16, heads=2,
+                                       feedforward=16, layers=1))
+
+    train(config(tmp_path / "straight"))
+    with monkeypatch.context() as patch:
+        interrupt_at(patch, 7)
+        with pytest.raises(TrainingInterrupted):
+            train(config(tmp_path / "run"))
+    train(config(tmp_path / "run"), resume=True)
+    same_run(tmp_path / "straight", tmp_path / "run", "tnforge-sentence")

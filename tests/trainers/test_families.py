@@ -240,15 +240,16 @@ def test_registry_entries_resolve_and_formats_match_the_families():
     from tnforge.cli.train import TRAINERS
     from tnforge.trainers.dnc import loading as dnc_loading
     from tnforge.trainers.dual_encoders import scorer
+    from tnforge.trainers.sentence import loading as sentence_loading
     from tnforge.trainers.seq2seq import loading
 
-    assert set(families.FAMILIES) == {loading.FORMAT, dnc_loading.FORMAT, scorer.FORMAT}
+    assert set(families.FAMILIES) == {loading.FORMAT, dnc_loading.FORMAT, sentence_loading.FORMAT, scorer.FORMAT}
     for fmt, family in families.FAMILIES.items():
         assert family.format == fmt and family.kind in families.KINDS
         assert set(family.commands) <= set(TRAINERS)
         for target in (family.model_config, family.loader, family.trainer, family.train_config):
             assert callable(families.resolve(target)), target
-    assert [f.name for f in families.of_kind("decoder")] == ["seq2seq", "dnc"]
+    assert [f.name for f in families.of_kind("decoder")] == ["seq2seq", "dnc", "sentence"]
 
 
 def test_registry_round_trip_of_both_formats(tmp_path):
@@ -308,7 +309,7 @@ def test_model_option_refuses_other_kinds_and_other_files_in_one_line(tmp_path):
 
     de_run, _ = _tiny_dual_encoder(tmp_path / "de")
     line = _refusal(["normalize", "--model", str(de_run), "--device", "cpu", "12"])
-    assert line == (f"Error: {de_run} is a dual encoder run: --model needs a decoder model (seq2seq, dnc); "
+    assert line == (f"Error: {de_run} is a dual encoder run: --model needs a decoder model (seq2seq, dnc, sentence); "
                     "pass it as --seq-de/--voc-de")
     (tmp_path / "some.tsv").write_text("a\tb\n")
     assert "not a readable tnforge checkpoint" in _refusal(["normalize", "--model", str(tmp_path / "some.tsv"), "12"])

@@ -153,6 +153,14 @@ def test_wrong_class_fails(copy: Path) -> None:
     assert not report.success
 
 
+def test_a_sentence_missing_a_tokens_reading_fails(copy: Path) -> None:
+    rewrite(copy, "sentences", "train", lambda t: set_value(t, "readings", 0, t.column("readings")[0].as_py()[:-1]))
+    report = run(copy, ["sentences"])
+    [check] = failed(report, "one reading per token (the alignment)")
+    assert check.observed.startswith("1 of ")
+    assert not report.success
+
+
 def test_leaked_sentence_fails_with_a_hash_split(copy: Path) -> None:
     train = pq.read_table(datasets.dataset_files(copy, "sentences", "train")[0])
 

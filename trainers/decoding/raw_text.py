@@ -137,7 +137,13 @@ def read_sentences(
     confidence-aware: a token with several likely classes is read within their union (`routing.union_route`),
     and a token of a covered class none of whose readings the model can spell is left as written rather than
     decoded without the grammar. Each token's route is in `SentenceReading.routes`.
+    A model with a `read_whole_sentences` method (the sentence family) reads them itself, with the same
+    arguments (its routing is by the first class: `likely` is not used there).
     """
+    whole = getattr(loaded, "read_whole_sentences", None)
+    if whole is not None:  # a sentence-level family reads every token of a sentence at once, same arguments
+        return whole(sentences, classes, probabilities, constraint, beam, batch_size, threshold, on_batch,
+                     reading_words, alternatives, covered, top_k, grammar_readings)
     from tnforge.trainers.decoding.decode import decode_batch
 
     token_lists = [list(tokens) for tokens in sentences]

@@ -1,0 +1,240 @@
+"""The sentence family (Mansfield et al. 2019): its SentencePiece inventory, features, span alignment, a tiny
+model that learns hand-made sentences and reads them back one reading per token (with the grammar mask per
+span), the registry, and `normalize` / `evaluate --raw` with a sentence run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+import torch
+from click.testing import CliRunner
+
+from tests.support.tiny_models import TINY_SENTENCES, examples_table  # noqa: E402
+from tnforge import schemas
+from tnforge.cli import cli
+from tnforge.datasets import dataset_path, write_sharded
+from tnforge.hashing import stable_hash64
+from tnforge.manifest import mark_complete, write_manifest
+from tnforge.trainers.sentence.features import casing, feature_ids, parse_features, positions  # noqa: E402
+from tnforge.trainers.sentence.pieces import SEPARATOR_ID, SentencePieces, corpus_reading  # noqa: E402
+from tnforge.trainers.sentence.spans import align_spans  # noqa: E402
+
+
+def _reading(before: str, after: str) -> str:
+    return before if after == schemas.SELF else "" if after == schemas.SIL else after
+
+
+def sentences_table(sentences: list[list[tuple[str, str, str]]], split: str) -> pa.Table:
+    """SENTENCES rows of hand-made sentences, as the build writes them."""
+    rows: dict[str, list] = {name: [] for name in schemas.SENTENCES.names}
+    for sentence_id, sentence in enumerate(sentences):
+        tokens = [b for _, b, _ in sentence]
+        readings = [_reading(b, a) for _, b, a in sentence]
+        for name, value in (("key", stable_hash64("tiny.tsv", sentence_id)), ("split", split),
+                            ("source", "tiny.tsv"), ("sentence_id", sentence_id), ("line", 1),
+                            ("n_tokens", len(tokens)), ("text_hash", stable_hash64(" ".join(tokens))),
+                            ("written", " ".join(tokens)), ("spoken", " ".join(r for r in readings if r)),
+                            ("tokens", tokens), ("classes", [c for c, _, _ in sentence]), ("readings", readings)):
+            rows[name].append(value)
+    return pa.Table.from_pydict(rows, schema=schemas.SENTENCES)
+
+
+def write_sentence_dataset(root: Path) -> Path:
+    """A complete dataset directory whose train, dev and test splits hold the tiny sentences (examples too,
+    for `evaluate --raw`)."""
+    for split in ("train", "dev", "test"):
+        write_sharded(sentences_table(TINY_SENTENCES, split), dataset_path(root, "sentences", split), schemas.SENTENCES)
+        write_sharded(examples_table(TINY_SENTENCES, split), dataset_path(root, "examples", split), schemas.EXAMPLES)
+    write_manifest(root, mark_complete({}))
+    return root
+
+
+def tiny_config(data: Path, out: Path, **model: object):
+    from tnforge.trainers.sentence.model import SentenceModelConfig
+    from tnforge.trainers.sentence.train import SentenceTrainConfig
+
+    sizes = dict(embedding=32, feature_embedding=8, hidden=48, attention=32, width=48, heads=4, feedforward=96,
+                 dropout=0.0, layers=1)
+    sizes.update(model)
+    return SentenceTrainConfig(data=str(data), out=str(out), device="cpu", epochs=150, batch_size=4,
+                               learning_rate=1e-2, patience=1000, eval_every=50, seed=5, progress=False, threads=1,
+                               pieces=120, lr_decay=1.0, max_minutes=0, model=SentenceModelConfig(**sizes))
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory):
+    """A tiny LSTM that has learned the tiny sentences (features: casing and position, so no tagger needed)."""
+    from tnforge.trainers.sentence.train import train
+
+    work = tmp_path_factory.mktemp("sentence")
+    data = write_sentence_dataset(work / "data")
+    result = train(tiny_config(data, work / "run", features="casing,position"))
+    return result, data
+
+
+# --- pieces, features, spans ---------------------------------------------------------------------------
+
+
+def test_pieces_are_deterministic_with_digits_split_and_a_separator(bundled_build):
+    from tnforge.trainers.sentence.data import iter_texts, sentence_files
+
+    files = sentence_files(bundled_build, "train")
+    first, second = (SentencePieces.trained(iter_texts(files), 400) for _ in range(2))
+    assert first.model_proto == second.model_proto  # same text → same model bytes
+    assert len(first) <= 400 and first.symbols[SEPARATOR_ID] == "<sep>"
+    assert [first.symbols[i] for i in first.encode("1984")][-4:] == ["1", "9", "8", "4"]
+    assert SEPARATOR_ID not in first.encode("a <sep> b")  # a control symbol: no text encodes to it
+    readings = ["nineteen eighty four", "", "It", "b b c"]
+    ids = first.join_readings(readings)
+    assert ids.count(SEPARATOR_ID) == 3 and first.split(ids) == readings
+
+
+def test_features_of_each_piece():
+    assert [casing(t) for t in ("BBC", "leaves", "McDonald", "$3", ".", "Москва", "1984", "café")] == [
+        "upper", "lower", "mixed", "lower", "non-alphanumeric", "foreign", "lower", "lower"]
+    assert positions(1) == ["S"] and positions(3) == ["B", "M", "E"]
+    assert parse_features("none") == () and parse_features("class,casing") == ("casing", "class")
+    with pytest.raises(ValueError, match="pos is left out"):
+        parse_features("casing,pos")
+    casing_ids, position_ids, class_ids = feature_ids([[7], [8, 9]], ["It", "540"], ["PLAIN", "CARDINAL"],
+                                                      ("casing", "position", "class"))
+    assert casing_ids == [3, 2, 2] and position_ids == [4, 1, 3] and class_ids[1] == class_ids[2] != class_ids[0]
+
+
+def test_spans_align_one_reading_per_token():
+    assert align_spans(["a", "", "b"], 3) == (["a", "", "b"], True)
+    assert align_spans(["a"], 3) == (["a", "", ""], False)
+    assert align_spans(["a", "b", "c", "d"], 2) == (["a", "b c d"], False)
+    assert [corpus_reading("It", "It"), corpus_reading(".", ""), corpus_reading("540", "five forty")] == [
+        schemas.SELF, schemas.SIL, "five forty"]
+
+
+# --- a tiny model --------------------------------------------------------------------------------------
+
+
+def test_tiny_model_learns_the_sentences_and_reads_them_back_aligned(trained):
+    from tnforge.trainers.evaluation.accuracy import is_correct
+    from tnforge.trainers.families import load
+    from tnforge.trainers.sentence.loading import LoadedSentenceModel
+
+    result, _data = trained
+    assert (result.run / "pieces.model").read_bytes() == torch.load(
+        result.run / "best.pt", weights_only=False)["pieces"]
+    family, loaded = load(result.run)
+    assert family.name == "sentence" and isinstance(loaded, LoadedSentenceModel)
+    from tnforge.trainers.decoding.raw_text import read_sentences
+
+    tokens = [[b for _, b, _ in s] for s in TINY_SENTENCES]
+    readings, counts = read_sentences(loaded, tokens, beam=3)
+    assert counts["span_mismatch"] == 0 and counts["sentences_decoded"] == len(TINY_SENTENCES)
+    for reading, sentence in zip(readings, TINY_SENTENCES, strict=True):
+        assert len(reading.readings) == len(sentence) and all(reading.decoded)
+        assert all(is_correct(b, a, r) for (_, b, a), r in zip(sentence, reading.readings, strict=True)), \
+            reading.readings
+    assert readings[0].readings[1] == "five hundred forty" and readings[0].readings[-1] == schemas.SIL
+
+
+def test_grammar_mask_holds_each_span(trained):
+    """A covering grammar that licenses one other reading of 540 (CARDINAL): that span takes it, and the
+    sentence still splits into one reading per token."""
+    from tnforge.trainers.decoding.constraints import GrammarConstraint
+    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.families import load
+
+    result, _ = trained
+    _, loaded = load(result.run)
+
+    def reading_words(before, cls):
+        return {("five", "forty"),} if before == "540" else set()
+
+    sentence = TINY_SENTENCES[0]
+    tokens = [[b for _, b, _ in sentence]]
+    classes = [[c for c, _, _ in sentence]]
+    free, _ = read_sentences(loaded, tokens, classes, beam=1)
+    held, counts = read_sentences(loaded, tokens, classes, beam=1, grammar_readings=False,
+                                  constraint=GrammarConstraint(reading_words, {"CARDINAL"}))
+    assert free[0].readings[1] == "five hundred forty" and held[0].readings[1] == "five forty"
+    assert held[0].readings[0] == free[0].readings[0] == schemas.SELF  # greedy: decided before the mask
+    assert len(held[0].readings) == len(sentence)
+    assert counts["grammar_constrained"] == 1 and counts["span_mismatch"] == 0
+
+
+def test_normalize_and_evaluate_raw_take_a_sentence_run(trained):
+    result, data = trained
+    out = CliRunner().invoke(cli, ["normalize", "--model", str(result.run), "--unguarded", "--threads", "1",
+                                   "It costs $3, not $5."])
+    assert out.exit_code == 0, out.output
+    assert out.output.strip().splitlines()[-1] == "It costs three dollars not five dollars"
+    report = CliRunner().invoke(cli, ["evaluate", "--raw", "--model", str(result.run), "--data", str(data),
+                                      "--split", "test", "--no-grammar", "--threads", "1"])
+    assert report.exit_code == 0, report.output
+    assert "| raw text → tokenizer → seq2seq (no tagger) | 100.00% (4/4) | 0.00% (0/" in report.output
+    windows = CliRunner().invoke(cli, ["evaluate", "--model", str(result.run), "--data", str(data), "--split", "test",
+                                       "--no-grammar"])
+    assert windows.exit_code != 0 and "Traceback" not in windows.output and "use `evaluate --raw`" in windows.output
+
+
+def test_decode_raw_writes_each_tokens_hypotheses(trained, tmp_path):
+    import pyarrow.parquet as pq
+
+    result, _ = trained
+    text = tmp_path / "in.txt"
+    text.write_text("Chapter 12 has 3 parts.\n", encoding="utf-8")
+    out = CliRunner().invoke(cli, ["decode", "--raw", "--model", str(result.run), "--data", str(text), "--top-k", "2",
+                                   "--out", str(tmp_path / "hyps.parquet"), "--threads", "1"])
+    assert out.exit_code == 0, out.output
+    rows = pq.read_table(tmp_path / "hyps.parquet").to_pylist()
+    best = {r["before"]: r["hypothesis"] for r in rows if r["rank"] == 0}
+    assert best == {"Chapter": "<self>", "12": "twelve", "has": "<self>", "3": "three", "parts": "<self>", ".": "sil"}
+
+
+def test_a_class_reading_model_needs_a_tagger_for_raw_text(trained, tmp_path):
+    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.families import load
+    from tnforge.trainers.sentence.reading import NeedsClasses
+
+    result, _ = trained
+    _, loaded = load(result.run)
+    loaded.model.config.features = "casing,position,class"  # as a model that reads classes would be
+    loaded.model.source_embedding.features.append(torch.nn.Embedding(18, 8, padding_idx=0))
+    with pytest.raises(NeedsClasses, match="give a tagger"):
+        read_sentences(loaded, [["It", "costs", "$3"]])
+    readings, _ = read_sentences(loaded, [["It", "costs", "$3"]], [["PLAIN", "PLAIN", "MONEY"]])
+    assert len(readings[0].readings) == 3
+
+
+def test_a_build_without_readings_is_refused_in_one_line(tmp_path, trained):
+    _, data = trained
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    older = tmp_path / "older"
+    shutil.copytree(data, older)
+    for path in (older / "sentences").rglob("*.parquet"):
+        pq.write_table(pq.read_table(path).drop_columns(["readings"]), path)
+    out = CliRunner().invoke(cli, ["train", "sentence", "--data", str(older), "--out", str(tmp_path / "run"),
+                                   "--threads", "1", "--epochs", "1"])
+    assert out.exit_code != 0 and "Traceback" not in out.output and "rebuild the dataset" in out.output
+    assert len(out.output.strip().splitlines()) == 1
+
+
+def test_grammar_readings_leave_tokens_read_as_written_or_silent(trained):
+    """A grammar that licenses only `<self>` for words and `sil` for punctuation changes nothing: the model can
+    spell both (a copy, an empty span), so no token takes a grammar reading in their place."""
+    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.families import load
+
+    result, _ = trained
+    _, loaded = load(result.run)
+
+    def reading_words(before, cls):
+        return {(schemas.SIL,)} if cls == "PUNCT" else {(schemas.SELF,)} if cls == "PLAIN" else set()
+
+    tokens = [[b for _, b, _ in s] for s in TINY_SENTENCES]
+    classes = [[c for c, _, _ in s] for s in TINY_SENTENCES]
+    free, _ = read_sentences(loaded, tokens, classes, beam=2)
+    held, _ = read_sentences(loaded, tokens, classes, beam=2, reading_words=reading_words)
+    assert [r.readings for r in held] == [r.readings for r in free] and not any(any(r.grammar) for r in held)
