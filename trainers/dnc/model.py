@@ -11,13 +11,12 @@ writer starts from the reader's final state (controller, memory, usage, links, r
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 
-from tnforge.trainers.config_dicts import known_fields
+from tnforge.trainers.config_dicts import DictConfig
 from tnforge.trainers.dnc.memory import Memory, MemoryState
 from tnforge.trainers.engine_config import option
 from tnforge.trainers.seq2seq.model import Encoded, attend
@@ -25,7 +24,7 @@ from tnforge.trainers.seq2seq.vocab import PAD
 
 
 @dataclass
-class DNCConfig:
+class DNCConfig(DictConfig):
     """Sizes of the network (defaults: the laptop preset; `PRESETS["paper"]` is the paper's)."""
 
     input_embedding: int = option(32, "Input unit embedding size.", min=1)
@@ -36,13 +35,6 @@ class DNCConfig:
     read_heads: int = option(2, "Read heads R (one write head).", min=1)
     attention: int = option(96, "Attention layer size.", min=1)
     dropout: float = option(0.2, "Dropout rate.", min=0, max=1, max_open=True)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DNCConfig:
-        return cls(**known_fields(cls, data))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 #: Named sizes (`--preset`): what each changes from DNCConfig's defaults. "paper": Pramanik & Hussain's

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
-from tnforge.trainers.config_dicts import known_fields
+from tnforge.trainers.config_dicts import DictConfig
 
 KINDS = ("sequence", "vocabulary")
 HEADS = ("mlp", "dot")
@@ -14,7 +13,7 @@ FEATURES = 2
 
 
 @dataclass
-class DualEncoderConfig:
+class DualEncoderConfig(DictConfig):
     """Sizes and feature settings of a dual encoder (stored in checkpoints)."""
 
     kind: str = "sequence"  # "sequence" (input, reading) or "vocabulary" (input, word)
@@ -32,13 +31,6 @@ class DualEncoderConfig:
     cross_buckets: int = 0  # sequence kind: hashed (input key × reading key) interaction weights; 0 = none
     features: int = FEATURES  # feature version (checkpoints without one are version 1)
     trivial: bool = False  # trained on trivial readings (<self>/sil) too: it judges them
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DualEncoderConfig:
-        return cls(**known_fields(cls, data))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     def check(self) -> None:
         if self.kind not in KINDS:

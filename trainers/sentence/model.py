@@ -6,14 +6,13 @@ count. Both embed each source piece and concatenate its feature embeddings (`fea
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from tnforge.trainers.config_dicts import known_fields
+from tnforge.trainers.config_dicts import DictConfig
 from tnforge.trainers.engine_config import option
 from tnforge.trainers.sentence.features import VALUES
 from tnforge.trainers.seq2seq.model import Encoded, attend
@@ -23,7 +22,7 @@ ARCHITECTURES = ("lstm", "transformer")
 
 
 @dataclass
-class SentenceModelConfig:
+class SentenceModelConfig(DictConfig):
     """The network: its architecture, the features it reads and its sizes (CPU-sized defaults)."""
 
     arch: str = option("lstm", "Network: lstm (the paper's: 2-layer bi-LSTM encoder, 2-layer LSTM decoder with "
@@ -43,13 +42,6 @@ class SentenceModelConfig:
     heads: int = option(4, "Transformer: attention heads (must divide --width).", min=1)
     feedforward: int = option(768, "Transformer: feed-forward size.", min=1)
     dropout: float = option(0.2, "Dropout rate.", min=0, max=1, max_open=True)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SentenceModelConfig:
-        return cls(**known_fields(cls, data))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     def feature_names(self) -> tuple[str, ...]:
         from tnforge.trainers.sentence.features import parse_features

@@ -7,20 +7,19 @@ any number of decoder rows (beam hypotheses) by one output unit, which is what b
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from tnforge.trainers.config_dicts import known_fields
+from tnforge.trainers.config_dicts import DictConfig
 from tnforge.trainers.engine_config import option
 from tnforge.trainers.seq2seq.vocab import PAD
 
 
 @dataclass
-class ModelConfig:
+class ModelConfig(DictConfig):
     """Sizes of the network (defaults: the CPU-sized model; `GPU_MODEL` changes them for a GPU)."""
 
     input_embedding: int = option(48, "Input unit embedding size.", min=1)
@@ -30,13 +29,6 @@ class ModelConfig:
     decoder_hidden: int = option(192, "Decoder LSTM size.", min=1)
     attention: int = option(96, "Attention layer size.", min=1)
     dropout: float = option(0.2, "Dropout rate.", min=0, max=1, max_open=True)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ModelConfig:
-        return cls(**known_fields(cls, data))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 #: The GPU-sized network (`--size large`, and `auto` on a GPU): what changes from ModelConfig's defaults.
