@@ -13,11 +13,17 @@ def known_fields(cls: type, data: dict[str, Any], skip: tuple[str, ...] = ()) ->
 
 
 class DictConfig:
-    """Base of a flat config dataclass saved in checkpoints: `to_dict`, and `from_dict` ignoring unknown keys."""
+    """Base of a config dataclass saved in checkpoints: `to_dict` (nested configs as dicts), and `from_dict`
+    ignoring unknown keys and rebuilding nested configs (fields whose default factory is a `DictConfig`)."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
-        return cls(**known_fields(cls, data))
+        values = known_fields(cls, data)
+        for f in fields(cls):  # type: ignore[arg-type]
+            factory = f.default_factory
+            if f.name in values and isinstance(factory, type) and issubclass(factory, DictConfig):
+                values[f.name] = factory.from_dict(values[f.name] or {})
+        return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tnforge.trainers.config_dicts import DictConfig
+
 
 def option(default: Any, help: str, **cli: Any) -> Any:
     """A config field with its `--option` help; `cli` may hold `min`/`max` (bounds), `min_open`, `choices`,
@@ -21,7 +23,7 @@ RUNTIME_OPTIONS = ("epochs", "max_minutes", "device", "threads", "progress", "pa
 
 
 @dataclass
-class EngineConfig:
+class EngineConfig(DictConfig):
     """What the training engine (`trainers.engine`) reads; each family's config adds its own fields."""
 
     data: str = option("", "Dataset directory.", hidden=True)

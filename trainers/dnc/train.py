@@ -9,7 +9,6 @@ from typing import Any
 
 from torch import nn
 
-from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.dnc.loading import FORMAT, save_dnc
 from tnforge.trainers.dnc.model import PRESETS, DNCConfig, DNCSeq2Seq
 from tnforge.trainers.engine import fit
@@ -29,11 +28,6 @@ class DNCTrainConfig(TrainConfig):
                                  "embeddings 32); a preset sets the network options left at their defaults.",
                        choices=tuple(PRESETS), aliases=("--preset",))
     model: DNCConfig = field(default_factory=DNCConfig)  # type: ignore[assignment]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DNCTrainConfig:
-        values = known_fields(cls, data, skip=("model",))
-        return cls(**values, model=DNCConfig.from_dict(data.get("model", {})))
 
 
 def apply_preset(model: DNCConfig, preset: str) -> DNCConfig:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,6 @@ from torch import nn
 
 from tnforge.schemas import TRIVIAL_TARGETS
 from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
-from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.distributed import ProcessGroup
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig
 from tnforge.trainers.dual_encoders.features import Featurizer
@@ -87,16 +86,11 @@ class DETrainConfig(EngineConfig):
             raise ValueError(f"{', '.join(unknown)}: not a {self.kind} negative type (choose from {', '.join(known)})")
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["negatives"] = list(self.negatives)
-        data["model"] = self.model.to_dict()
-        return data
+        return {**super().to_dict(), "negatives": list(self.negatives)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DETrainConfig:
-        values = known_fields(cls, data, skip=("model",))
-        values["negatives"] = tuple(values.get("negatives", ()))
-        return cls(**values, model=DualEncoderConfig.from_dict(data.get("model", {})))
+        return super().from_dict({**data, "negatives": tuple(data.get("negatives", ()))})
 
 
 @dataclass

@@ -7,7 +7,7 @@ classes) and counts those whose spoken form comes out exactly right."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,6 @@ import torch
 from torch import nn
 
 from tnforge.trainers.checkpoints import BEST
-from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.distributed import ProcessGroup
 from tnforge.trainers.engine import TrainingTask, fit
 from tnforge.trainers.engine_config import EngineConfig, option
@@ -59,16 +58,6 @@ class SentenceTrainConfig(EngineConfig):
                                         "learning curves).", min=0, max=1, min_open=True)
     pool_size: int = option(2048, "Sentences shuffled and length-bucketed together.", min=1)
     model: SentenceModelConfig = field(default_factory=SentenceModelConfig)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["model"] = self.model.to_dict()
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SentenceTrainConfig:
-        values = known_fields(cls, data, skip=("model",))
-        return cls(**values, model=SentenceModelConfig.from_dict(data.get("model", {})))
 
 
 class SentenceTask(TrainingTask):

@@ -6,7 +6,7 @@ loss step and dev evaluation.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,6 @@ from torch import nn
 
 from tnforge.schemas import TRIVIAL_TARGETS
 from tnforge.trainers.checkpoints import BEST
-from tnforge.trainers.config_dicts import known_fields
 from tnforge.trainers.decoding.decode import decode_batch
 from tnforge.trainers.distributed import ProcessGroup
 from tnforge.trainers.engine import TrainingTask, fit
@@ -68,16 +67,6 @@ class TrainConfig(EngineConfig):
     max_output_length: int = option(0, "Longest reading decoded, in output units (0: longest train reading + 8).",
                                     min=0)
     model: ModelConfig = field(default_factory=ModelConfig)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["model"] = self.model.to_dict()
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        values = known_fields(cls, data, skip=("model",))
-        return cls(**values, model=ModelConfig.from_dict(data.get("model", {})))
 
 
 def build_vocabularies(config: TrainConfig, train_files: list[Path]) -> tuple[Vocabulary, Vocabulary, int]:
