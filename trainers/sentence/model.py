@@ -157,12 +157,14 @@ class TransformerMemory:
 
 @dataclass
 class PrefixState:
-    """Decoder rows' state: the decoder inputs so far, BOS first [N, t] (each step re-reads the prefix)."""
+    """Decoder rows' state: how many pieces were read, and each decoder layer's normed inputs at every position
+    read so far [N, t, D] (the keys and values its self-attention reads; the new position attends to them)."""
 
-    prefix: torch.Tensor
+    length: int
+    layers: list[torch.Tensor]
 
     def select(self, index: torch.Tensor) -> PrefixState:
-        return PrefixState(self.prefix.index_select(0, index))
+        return PrefixState(self.length, [cache.index_select(0, index) for cache in self.layers])
 
 
 class SentenceTransformer(nn.Module):
@@ -177,6 +179,11 @@ class SentenceTransformer(nn.Module):
         self.source_embedding = SourceEmbedding(c, vocab_size)
         self.source_projection = nn.Linear(self.source_embedding.size, c.width)
         self.target_embedding = nn.Embedding(vocab_size, c.width, padding_idx=PAD)
+        # scaled by √width in `decode`: drawn at 1/√width so that the pieces enter at unit scale, beside the
+        # position encodings (torch's N(0, 1) would drown them by √width and the decoder would lose its place)
+        nn.init.normal_(self.target_embedding.weight, 0.0, c.width ** -0.5)
+        with torch.no_grad():
+            self.target_embedding.weight[PAD].zero_()
         self.encoder = nn.TransformerEncoder(
             nn.TransformerEncoderLayer(c.width, c.heads, c.feedforward, c.dropout, batch_first=True, norm_first=True),
             c.layers, norm=nn.LayerNorm(c.width), enable_nested_tensor=False)
@@ -191,7 +198,8 @@ class SentenceTransformer(nn.Module):
         embedded = self.source_projection(self.source_embedding(source))
         embedded = self.dropout(embedded + sinusoids(source.shape[1], self.config.width, source.device))
         memory = self.encoder(embedded, src_key_padding_mask=mask)
-        return TransformerMemory(memory, mask), PrefixState(source.new_zeros((source.shape[0], 0)))
+        return TransformerMemory(memory, mask), PrefixState(0, [memory.new_zeros((source.shape[0], 0, memory.shape[2]))
+                                                                for _ in self.decoder.layers])
 
     def decode(self, target_in: torch.Tensor, encoded: TransformerMemory) -> torch.Tensor:
         """Logits [N, T, V] of every position of decoder inputs [N, T] (causal)."""
@@ -205,9 +213,23 @@ class SentenceTransformer(nn.Module):
 
     def step(self, previous: torch.Tensor, state: PrefixState, encoded: TransformerMemory) -> tuple[torch.Tensor,
                                                                                                   PrefixState]:
-        prefix = torch.cat([state.prefix, previous[:, None]], dim=1)
-        logits = self.decode(prefix, encoded)[:, -1]
-        return logits, PrefixState(prefix)
+        """The next piece's logits [N, V], reading only the new position (the earlier ones' keys and values are
+        in `state`): the same logits as `decode` of the whole prefix, at a cost that grows with its length only
+        through attention. Pre-norm layers, as `nn.TransformerDecoderLayer(norm_first=True)` computes them."""
+        width = self.config.width
+        position = sinusoids(state.length + 1, width, previous.device)[-1]
+        x = self.dropout(self.target_embedding(previous[:, None]) * math.sqrt(width) + position)
+        caches = []
+        for layer, cache in zip(self.decoder.layers, state.layers, strict=True):
+            normed = layer.norm1(x)
+            cache = torch.cat([cache, normed], dim=1)
+            caches.append(cache)
+            x = x + layer.dropout1(layer.self_attn(normed, cache, cache, need_weights=False)[0])
+            x = x + layer.dropout2(layer.multihead_attn(layer.norm2(x), encoded.memory, encoded.memory,
+                                                        key_padding_mask=encoded.mask, need_weights=False)[0])
+            x = x + layer.dropout3(layer.linear2(layer.dropout(layer.activation(layer.linear1(layer.norm3(x))))))
+        logits = self.output(self.decoder.norm(x))[:, 0]
+        return logits, PrefixState(state.length + 1, caches)
 
     def forward(self, source: torch.Tensor, lengths: torch.Tensor, target_in: torch.Tensor) -> torch.Tensor:
         encoded, _ = self.encode(source, lengths)
