@@ -104,6 +104,15 @@ class SentenceLSTM(nn.Module):
         self.combine = nn.Linear(decoder + memory, decoder)
         self.output = nn.Linear(decoder, vocab_size)
         self.dropout = nn.Dropout(c.dropout)
+        # every weight uniform in ±0.1, as LSTM translation models start (Luong et al. 2015; OpenNMT): torch's
+        # N(0, 1) embeddings learned slower on the shared sample (dev loss 4.12 vs 3.71 per piece at step 214)
+        for parameter in self.parameters():
+            nn.init.uniform_(parameter, -0.1, 0.1)
+        with torch.no_grad():
+            self.source_embedding.pieces.weight[PAD].zero_()
+            self.target_embedding.weight[PAD].zero_()
+            for table in self.source_embedding.features:
+                table.weight[0].zero_()
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> tuple[Encoded, LSTMState]:
         embedded = self.dropout(self.source_embedding(source))
