@@ -19,7 +19,7 @@ from torch import nn
 from tnforge.trainers.config_dicts import DictConfig
 from tnforge.trainers.dnc.memory import Memory, MemoryState
 from tnforge.trainers.engine_config import option
-from tnforge.trainers.seq2seq.model import Encoded, attend
+from tnforge.trainers.seq2seq.model import Encoded, attend, teacher_forced
 from tnforge.trainers.seq2seq.vocab import PAD
 
 
@@ -146,9 +146,4 @@ class DNCSeq2Seq(nn.Module):
 
     def forward(self, source: torch.Tensor, lengths: torch.Tensor, target_in: torch.Tensor) -> torch.Tensor:
         """Teacher-forced logits [B, T, V] for decoder inputs target_in [B, T]."""
-        encoded, state = self.encode(source, lengths)
-        outputs = []
-        for t in range(target_in.shape[1]):
-            logits, state = self.step(target_in[:, t], state, encoded)
-            outputs.append(logits)
-        return torch.stack(outputs, dim=1)
+        return teacher_forced(self, source, lengths, target_in)

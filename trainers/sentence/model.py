@@ -15,7 +15,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from tnforge.trainers.config_dicts import DictConfig
 from tnforge.trainers.engine_config import option
 from tnforge.trainers.sentence.features import VALUES
-from tnforge.trainers.seq2seq.model import Encoded, attend
+from tnforge.trainers.seq2seq.model import Encoded, attend, teacher_forced
 from tnforge.trainers.seq2seq.vocab import PAD
 
 ARCHITECTURES = ("lstm", "transformer")
@@ -135,12 +135,7 @@ class SentenceLSTM(nn.Module):
         return self.output(self.dropout(combined)), LSTMState(hidden, cell, context)
 
     def forward(self, source: torch.Tensor, lengths: torch.Tensor, target_in: torch.Tensor) -> torch.Tensor:
-        encoded, state = self.encode(source, lengths)
-        outputs = []
-        for t in range(target_in.shape[1]):
-            logits, state = self.step(target_in[:, t], state, encoded)
-            outputs.append(logits)
-        return torch.stack(outputs, dim=1)
+        return teacher_forced(self, source, lengths, target_in)
 
 
 def sinusoids(length: int, width: int, device: torch.device) -> torch.Tensor:

@@ -58,6 +58,18 @@ def attend(encoded: Encoded, query: torch.Tensor, vector: nn.Linear) -> torch.Te
     return torch.bmm(weights[:, None, :].to(encoded.memory.dtype), encoded.memory).squeeze(1)
 
 
+def teacher_forced(model: nn.Module, source: torch.Tensor, lengths: torch.Tensor,
+                   target_in: torch.Tensor) -> torch.Tensor:
+    """Logits [N, T, V] of a recurrent decoder fed the gold inputs target_in [N, T], one `model.step` at a time
+    after `model.encode` (the forward pass of every step-wise family)."""
+    encoded, state = model.encode(source, lengths)
+    outputs = []
+    for t in range(target_in.shape[1]):
+        logits, state = model.step(target_in[:, t], state, encoded)
+        outputs.append(logits)
+    return torch.stack(outputs, dim=1)
+
+
 @dataclass
 class DecoderState:
     """Recurrent state of decoder rows: LSTM hidden/cell and the previous attention context."""
@@ -118,9 +130,4 @@ class Seq2Seq(nn.Module):
 
     def forward(self, source: torch.Tensor, lengths: torch.Tensor, target_in: torch.Tensor) -> torch.Tensor:
         """Teacher-forced logits [N, T, V] for decoder inputs target_in [N, T]."""
-        encoded, state = self.encode(source, lengths)
-        outputs = []
-        for t in range(target_in.shape[1]):
-            logits, state = self.step(target_in[:, t], state, encoded)
-            outputs.append(logits)
-        return torch.stack(outputs, dim=1)
+        return teacher_forced(self, source, lengths, target_in)
