@@ -109,6 +109,44 @@ def speed(normalizers: dict, texts: list[str], lines: int, threads: int, rounds:
     return list(best.values())
 
 
+def evidence(data: Path, bundled: Path) -> dict:
+    """How the shared sample's train split, and apart the bundled sample, read each kind of token left wrong
+    (`trainers.evaluation.reading_evidence`): counts per class, the best one decision per kind, disputed forms."""
+    from tnforge.trainers.evaluation.reading_evidence import kind_counts
+    from tnforge.trainers.tagger.train import read_eval_sentences, read_train_sentences
+
+    train = kind_counts(*read_train_sentences(data))
+    tokens, labels, _ = read_eval_sentences(bundled, "test")
+    return {"shared sample, train split": [k.as_dict() for k in train],
+            "bundled sample": [k.as_dict() for k in kind_counts(tokens, labels)]}
+
+
+def _classes_cell(counts: dict) -> str:
+    return ", ".join(f"{cls} {n:,}" for cls, n in counts["classes"].items()) or "–"
+
+
+def evidence_markdown(found: dict) -> list[str]:
+    """The evidence section: per kind of token, the classes the train split and the bundled sample give it."""
+    train, bundled = found["shared sample, train split"], found["bundled sample"]
+    lines = ["", "## Can a decision from the written form be right every time?", "",
+             "For each kind of token still read wrong, the classes the corpus gives such tokens (decided by the "
+             "written form and the word before it only; counted from the data by "
+             "`trainers/evaluation/reading_evidence.py`). *Best one decision* reads every token of the kind in "
+             "its most frequent class: the rest is the least any decision from the form and this context gets "
+             "wrong. Where the corpus reads one kind in several classes, no rule, tagger or grammar working "
+             "from the written form can reach 0 errors on it.", "",
+             "| kind of token | shared sample, train split: classes | best one decision (wrong) | "
+             "written forms read both ways (train) | bundled sample: classes |", "|---|---|---|---|---|"]
+    for here, there in zip(train, bundled, strict=True):
+        disputed = "; ".join(f"`{form}` " + ", ".join(f"{c} {n}" for c, n in classes.items())
+                             for form, classes in list(here["disputed_forms"].items())[:3]) or "–"
+        more = len(here["disputed_forms"]) - 3
+        disputed += f" (+{more} more)" if more > 0 else ""
+        lines.append(f"| {here['kind']} | {_classes_cell(here)} | {here['best_single']:,} of {here['tokens']:,} "
+                     f"({here['floor_of_errors']:,}) | {disputed} | {_classes_cell(there)} |")
+    return lines
+
+
 def markdown(report: dict) -> str:
     lines = ["# Reading raw text safely: measured", "",
              f"Written by `benchmarks/safe_normalize.py` on {report['date']} ({report['machine']}; load average at "
@@ -128,6 +166,7 @@ def markdown(report: dict) -> str:
         for e in figures["routed by likely classes"]["unrecoverable_errors"]:
             lines.append(f"- {where}: `{e['before']}` {e['class']} (predicted {e['predicted_class']}) → "
                          f"\"{e['prediction']}\", corpus \"{e['gold']}\" [{e['route']}]")
+    lines += evidence_markdown(report["evidence"])
     lines += ["", "`normalize --file` speed (dev + test sentences of the shared sample repeated, grammar on):", "",
               "| configuration | torch threads | sentences | seconds | sentences/s | load average (1 min) |",
               "|---|---:|---:|---:|---:|---:|"]
@@ -176,6 +215,7 @@ def main() -> None:
                                ("bundled sample, all 400 sentences", bundled, "test")):
         report["accuracy"][where] = accuracy(parts.loaded, parts.tagger, constraint, judge, reading_words, root, split)
     normalizer = Normalizer(parts.loaded, parts.tagger, constraint, reading_words=reading_words, judge=judge)
+    report["evidence"] = evidence(data, bundled)
     report["examples"] = {text: normalizer.text(normalizer([text])[0]) for text in EXAMPLES}
     texts = [detokenize(s.tokens) for split in ("dev", "test") for s in gold_sentences(example_files(data, split), split)]
     configurations = {SAFE: normalizer,
