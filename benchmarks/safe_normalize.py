@@ -109,16 +109,45 @@ def speed(normalizers: dict, texts: list[str], lines: int, threads: int, rounds:
     return list(best.values())
 
 
-def evidence(data: Path, bundled: Path) -> dict:
+def evidence(data: Path, bundled: Path, tagger: Path) -> dict:
     """How the shared sample's train split, and apart the bundled sample, read each kind of token left wrong
-    (`trainers.evaluation.reading_evidence`): counts per class, the best one decision per kind, disputed forms."""
+    (`trainers.evaluation.reading_evidence`): counts per class, the best one decision per kind, disputed forms,
+    and the train counts weighted as the tagger trained on them (its class weights)."""
     from tnforge.trainers.evaluation.reading_evidence import kind_counts
     from tnforge.trainers.tagger.train import read_eval_sentences, read_train_sentences
 
+    description = json.loads((tagger / "tagger.json").read_text(encoding="utf-8"))
+    weights = description.get("training", {}).get("class_weights", {})
     train = kind_counts(*read_train_sentences(data))
     tokens, labels, _ = read_eval_sentences(bundled, "test")
-    return {"shared sample, train split": [k.as_dict() for k in train],
+    return {"shared sample, train split": [k.as_dict(weights) for k in train],
             "bundled sample": [k.as_dict() for k in kind_counts(tokens, labels)]}
+
+
+def weights_undone(tagger, texts: dict[str, tuple[Path, str]]) -> list[dict]:
+    """The tagger's token errors on each text as trained, and with its class weights undone after training
+    (each class's probability divided by its training weight, renormalised: the train split's priors), with
+    the tokens each way fixes and breaks."""
+    import numpy as np
+
+    from tnforge.trainers.tagger.train import read_eval_sentences
+
+    weights = tagger.description.get("training", {}).get("class_weights", {})
+    divide = np.asarray([weights.get(cls, 1.0) for cls in tagger.classes], dtype=np.float64)
+    index = {cls: i for i, cls in enumerate(tagger.classes)}
+    rows = []
+    for where, (root, split) in texts.items():
+        tokens, labels, _ = read_eval_sentences(root, split)
+        probabilities = tagger.probabilities(tokens).astype(np.float64)
+        gold = np.asarray([index.get(cls, -1) for sentence in labels for cls in sentence])
+        flat = [token for sentence in tokens for token in sentence]
+        trained = probabilities.argmax(axis=1)
+        undone = (probabilities / divide).argmax(axis=1)
+        rows.append({"text": where, "errors_as_trained": int((trained != gold).sum()),
+                     "errors_weights_undone": int((undone != gold).sum()),
+                     "fixed": [flat[i] for i in np.nonzero((trained != gold) & (undone == gold))[0]],
+                     "broken": [flat[i] for i in np.nonzero((trained == gold) & (undone != gold))[0]]})
+    return rows
 
 
 def _classes_cell(counts: dict) -> str:
@@ -134,16 +163,20 @@ def evidence_markdown(found: dict) -> list[str]:
              "`trainers/evaluation/reading_evidence.py`). *Best one decision* reads every token of the kind in "
              "its most frequent class: the rest is the least any decision from the form and this context gets "
              "wrong. Where the corpus reads one kind in several classes, no rule, tagger or grammar working "
-             "from the written form can reach 0 errors on it.", "",
+             "from the written form can reach 0 errors on it. *As the tagger trains* weighs the train counts by "
+             "the tagger's class weights (rare classes count more): where its first class differs from the "
+             "counts', the trees lean to the rarer class on such tokens.", "",
              "| kind of token | shared sample, train split: classes | best one decision (wrong) | "
-             "written forms read both ways (train) | bundled sample: classes |", "|---|---|---|---|---|"]
+             "as the tagger trains (class weights) | written forms read both ways (train) | "
+             "bundled sample: classes |", "|---|---|---|---|---|---|"]
     for here, there in zip(train, bundled, strict=True):
         disputed = "; ".join(f"`{form}` " + ", ".join(f"{c} {n}" for c, n in classes.items())
                              for form, classes in list(here["disputed_forms"].items())[:3]) or "–"
         more = len(here["disputed_forms"]) - 3
         disputed += f" (+{more} more)" if more > 0 else ""
+        weighted = ", ".join(f"{cls} {n:,.0f}" for cls, n in list(here.get("weighted", {}).items())[:2]) or "–"
         lines.append(f"| {here['kind']} | {_classes_cell(here)} | {here['best_single']:,} of {here['tokens']:,} "
-                     f"({here['floor_of_errors']:,}) | {disputed} | {_classes_cell(there)} |")
+                     f"({here['floor_of_errors']:,}) | {weighted} | {disputed} | {_classes_cell(there)} |")
     return lines
 
 
@@ -167,6 +200,14 @@ def markdown(report: dict) -> str:
             lines.append(f"- {where}: `{e['before']}` {e['class']} (predicted {e['predicted_class']}) → "
                          f"\"{e['prediction']}\", corpus \"{e['gold']}\" [{e['route']}]")
     lines += evidence_markdown(report["evidence"])
+    lines += ["", "Undoing the class weights after training (the tagger's trees alone, no rules; each class's "
+              "probability divided by its training weight) fixes the unknown Title-case words and breaks "
+              "capitals the corpus spells out:", "",
+              "| text | tagger errors as trained | with class weights undone | fixed | broken |",
+              "|---|---:|---:|---|---|"]
+    lines += [f"| {r['text']} | {r['errors_as_trained']} | {r['errors_weights_undone']} | "
+              f"{', '.join(f'`{t}`' for t in r['fixed']) or '–'} | {', '.join(f'`{t}`' for t in r['broken']) or '–'} |"
+              for r in report["weights_undone"]]
     lines += ["", "`normalize --file` speed (dev + test sentences of the shared sample repeated, grammar on):", "",
               "| configuration | torch threads | sentences | seconds | sentences/s | load average (1 min) |",
               "|---|---:|---:|---:|---:|---:|"]
@@ -215,7 +256,10 @@ def main() -> None:
                                ("bundled sample, all 400 sentences", bundled, "test")):
         report["accuracy"][where] = accuracy(parts.loaded, parts.tagger, constraint, judge, reading_words, root, split)
     normalizer = Normalizer(parts.loaded, parts.tagger, constraint, reading_words=reading_words, judge=judge)
-    report["evidence"] = evidence(data, bundled)
+    report["evidence"] = evidence(data, bundled, tagger)
+    report["weights_undone"] = weights_undone(parts.tagger, {"shared sample, test": (data, "test"),
+                                                             "shared sample, dev": (data, "dev"),
+                                                             "bundled sample, all 400 sentences": (bundled, "test")})
     report["examples"] = {text: normalizer.text(normalizer([text])[0]) for text in EXAMPLES}
     texts = [detokenize(s.tokens) for split in ("dev", "test") for s in gold_sentences(example_files(data, split), split)]
     configurations = {SAFE: normalizer,

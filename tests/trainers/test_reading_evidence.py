@@ -33,6 +33,8 @@ def test_kinds_follow_the_written_form_and_the_word_before():
     assert counts[ALL_CAPITALS].forms["VIII"] == {"ORDINAL": 1, "CARDINAL": 1}
     assert [form for form, _ in counts[ALL_CAPITALS].disputed_forms] == ["VIII"]
     assert counts[ALL_CAPITALS].as_dict()["floor_of_errors"] == 2  # VIII twice and NASA: best one class gets 1
+    # Weighted as a tagger trains (rare classes count more), the majority can change.
+    assert list(counts[ALL_CAPITALS].as_dict({"LETTERS": 3.0})["weighted"].items())[0] == ("LETTERS", 3.0)
 
 
 def test_the_corpus_reads_the_remaining_kinds_more_than_one_way(shared_tsv, bundled_tsv):
@@ -51,3 +53,7 @@ def test_the_corpus_reads_the_remaining_kinds_more_than_one_way(shared_tsv, bund
     assert shared[ROMAN_AFTER_NAME].classes.most_common(1)[0][0] == "CARDINAL"
     assert bundled[ROMAN_AFTER_NAME].classes.most_common(1)[0][0] == "ORDINAL"
     assert set(shared[ROMAN_NUMBERED].classes) == set(bundled[ROMAN_NUMBERED].classes) == {"CARDINAL"}
+    # Unknown Title-case words are PLAIN mostly, yet LETTERS once weighted 18 to 1 as the tagger trains.
+    unknown = shared["Title case, 2–5 letters, in no pronouncing dictionary"]
+    assert unknown.classes.most_common(1)[0][0] == "PLAIN"
+    assert next(iter(unknown.weighted({"PLAIN": 1.0, "LETTERS": 18.4, "VERBATIM": 20.0}))) == "LETTERS"

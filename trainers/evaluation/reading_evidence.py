@@ -84,10 +84,17 @@ class KindCounts:
         found = [(form, classes) for form, classes in self.forms.items() if len(classes) > 1]
         return sorted(found, key=lambda item: (-sum(item[1].values()), item[0]))
 
-    def as_dict(self) -> dict:
+    def weighted(self, weights: dict[str, float]) -> dict[str, float]:
+        """The class counts as a tagger trained with these class weights sees them (count × weight), most first:
+        where its majority differs from the counts', the trees lean to the rarer class on such tokens."""
+        found = {cls: n * weights.get(cls, 1.0) for cls, n in self.classes.items()}
+        return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+
+    def as_dict(self, weights: dict[str, float] | None = None) -> dict:
         return {"kind": self.kind, "tokens": self.tokens, "classes": dict(self.classes.most_common()),
                 "best_single": self.best_single, "floor_of_errors": self.tokens - self.best_single,
-                "disputed_forms": {form: dict(c.most_common()) for form, c in self.disputed_forms}}
+                "disputed_forms": {form: dict(c.most_common()) for form, c in self.disputed_forms},
+                **({"weighted": self.weighted(weights)} if weights else {})}
 
 
 def kind_counts(sentences: Sequence[Sequence[str]], labels: Sequence[Sequence[str]]) -> list[KindCounts]:
