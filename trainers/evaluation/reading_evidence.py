@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tnforge.trainers.tagger.dictionary import dictionary_key, dictionary_traits
+from tnforge.trainers.tagger.priors import unknown_title_word
 from tnforge.trainers.tagger.rules import NUMBERED, ROMAN
 
 _CAPITALS = re.compile(r"[A-Z]{2,5}")
@@ -32,19 +32,13 @@ def _after_name(tokens: Sequence[str], index: int) -> bool:
     return previous[:1].isupper() and previous.replace("-", "").isalpha()
 
 
-def _unknown_word(token: str) -> bool:
-    """Not in the CMU Pronouncing Dictionary (`trainers.tagger.dictionary`)."""
-    return not dictionary_traits(dictionary_key(token))[0]
-
-
 #: (kind, test of the token at an index of its sentence), in the order they are reported. A token may be of
 #: several kinds (a Title-case word of 2–5 letters, and one that no dictionary holds).
 KINDS: tuple[tuple[str, Callable[[Sequence[str], int], bool]], ...] = (
     ("all capitals, 2–5 letters (LAC, AS, CARB, ADUM, WHO)", lambda t, i: bool(_CAPITALS.fullmatch(t[i]))),
     ("capitals with a plural s (EPs)", lambda t, i: bool(_CAPITALS_PLURAL.fullmatch(t[i]))),
     ("Title case, 2–5 letters (Fuu, Daf)", lambda t, i: bool(_TITLE.fullmatch(t[i]))),
-    ("Title case, 2–5 letters, in no pronouncing dictionary",
-     lambda t, i: bool(_TITLE.fullmatch(t[i])) and _unknown_word(t[i])),
+    ("Title case, 2–5 letters, in no pronouncing dictionary", lambda t, i: unknown_title_word(t[i])),
     ("Roman numeral of 2+ letters after a capitalised word (Henry VIII, Louis XIV, Bowl XLVIII)",
      lambda t, i: len(t[i]) > 1 and bool(ROMAN.fullmatch(t[i])) and _after_name(t, i)
      and t[i - 1].strip().lower() not in NUMBERED),
