@@ -179,6 +179,9 @@ def evidence_markdown(found: dict) -> list[str]:
         weighted = ", ".join(f"{cls} {n:,.0f}" for cls, n in list(here.get("weighted", {}).items())[:2]) or "–"
         lines.append(f"| {here['kind']} | {_classes_cell(here)} | {here['best_single']:,} of {here['tokens']:,} "
                      f"({here['floor_of_errors']:,}) | {weighted} | {disputed} | {_classes_cell(there)} |")
+    turned = [k["kind"] for k in train if k.get("weighted") and next(iter(k["weighted"])) != next(iter(k["classes"]))]
+    lines += ["", "Kinds whose train-split majority the class weights turn around: "
+              + ("; ".join(turned) or "none") + "."]
     return lines
 
 
@@ -202,9 +205,8 @@ def markdown(report: dict) -> str:
             lines.append(f"- {where}: `{e['before']}` {e['class']} (predicted {e['predicted_class']}) → "
                          f"\"{e['prediction']}\", corpus \"{e['gold']}\" [{e['route']}]")
     lines += evidence_markdown(report["evidence"])
-    lines += ["", "The tagger undoes its class weights for unknown Title-case words alone, the one kind above "
-              "whose train-split majority they turn around (`trainers/tagger/priors.py`). Undoing them on every "
-              "token instead (each class's probability divided by its training weight) breaks more than it "
+    lines += ["", "The tagger undoes its class weights for unknown Title-case words alone "
+              "(`trainers/tagger/priors.py`). Undoing them on every token instead (each class's probability divided by its training weight) breaks more than it "
               "fixes — capitals the corpus spells out, measures the rules decide anyway (the tagger's trees "
               "alone here, no rules):", "",
               "| text | tagger errors | class weights undone on every token | fixed | broken |",

@@ -1,5 +1,5 @@
-"""Class probabilities at the training data's own class frequencies, for the one kind of token whose class the
-tagger's class weights turn around.
+"""Class probabilities at the training data's own class frequencies, for unknown Title-case words, a kind of
+token whose class the tagger's class weights turn around.
 
 The trees train with class weights (rare classes count up to 20 times a PLAIN token: `train.class_weights`), so
 their probabilities are those of a corpus where LETTERS is 18 times commoner than it is. For most kinds of token
@@ -9,7 +9,9 @@ LETTERS 16 and VERBATIM 8, which weighted as the trees see them is LETTERS 295, 
 (docs/results/safe-normalize.md, "Can a decision from the written form be right every time?"). For those tokens
 alone each class's probability is divided by its training weight and renormalised: the trees' own evidence at
 the train split's priors. Undoing the weights on every token spells fewer capitals right than it fixes words
-(measured there too), so it is kept to this kind.
+(measured there too), so it is kept to this kind. The only other kind the results page finds turned around,
+a one-letter Roman numeral after a name, is 15 train tokens read PLAIN (initials: "Let M") where the bundled
+sample reads "Stephen V" and "Elizabeth I" as ordinals: no decision at any priors reads both right.
 """
 
 from __future__ import annotations
