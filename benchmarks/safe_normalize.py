@@ -109,6 +109,82 @@ def speed(normalizers: dict, texts: list[str], lines: int, threads: int, rounds:
     return list(best.values())
 
 
+def evidence(data: Path, bundled: Path, tagger: Path) -> dict:
+    """How the shared sample's train split, and apart the bundled sample, read each kind of token left wrong
+    (`trainers.evaluation.reading_evidence`): counts per class, the best one decision per kind, disputed forms,
+    and the train counts weighted as the tagger trained on them (its class weights)."""
+    from tnforge.trainers.evaluation.reading_evidence import kind_counts
+    from tnforge.trainers.tagger.train import read_eval_sentences, read_train_sentences
+
+    description = json.loads((tagger / "tagger.json").read_text(encoding="utf-8"))
+    weights = description.get("training", {}).get("class_weights", {})
+    train = kind_counts(*read_train_sentences(data))
+    tokens, labels, _ = read_eval_sentences(bundled, "test")
+    return {"shared sample, train split": [k.as_dict(weights) for k in train],
+            "bundled sample": [k.as_dict() for k in kind_counts(tokens, labels)]}
+
+
+def weights_undone(tagger, texts: dict[str, tuple[Path, str]]) -> list[dict]:
+    """The tagger's token errors on each text (its trees, no rules: class weights undone for unknown Title-case
+    words alone, `trainers.tagger.priors`), and with the class weights undone on every token (each class's
+    probability divided by its training weight, renormalised: the train split's priors), with the tokens the
+    second fixes and breaks."""
+    import numpy as np
+
+    from tnforge.trainers.tagger.calibration import apply_temperature
+    from tnforge.trainers.tagger.train import read_eval_sentences
+
+    weights = tagger.description.get("training", {}).get("class_weights", {})
+    divide = np.asarray([weights.get(cls, 1.0) for cls in tagger.classes], dtype=np.float64)
+    index = {cls: i for i, cls in enumerate(tagger.classes)}
+    rows = []
+    for where, (root, split) in texts.items():
+        tokens, labels, _ = read_eval_sentences(root, split)
+        gold = np.asarray([index.get(cls, -1) for sentence in labels for cls in sentence])
+        flat = [token for sentence in tokens for token in sentence]
+        trained = tagger.probabilities(tokens).argmax(axis=1)
+        scaled = apply_temperature(tagger.probabilities(tokens, calibrated=False), tagger.temperature)
+        undone = (scaled.astype(np.float64) / divide).argmax(axis=1)
+        rows.append({"text": where, "errors_as_trained": int((trained != gold).sum()),
+                     "errors_weights_undone": int((undone != gold).sum()),
+                     "fixed": [flat[i] for i in np.nonzero((trained != gold) & (undone == gold))[0]],
+                     "broken": [flat[i] for i in np.nonzero((trained == gold) & (undone != gold))[0]]})
+    return rows
+
+
+def _classes_cell(counts: dict) -> str:
+    return ", ".join(f"{cls} {n:,}" for cls, n in counts["classes"].items()) or "–"
+
+
+def evidence_markdown(found: dict) -> list[str]:
+    """The evidence section: per kind of token, the classes the train split and the bundled sample give it."""
+    train, bundled = found["shared sample, train split"], found["bundled sample"]
+    lines = ["", "## Can a decision from the written form be right every time?", "",
+             "For each kind of token still read wrong, the classes the corpus gives such tokens (decided by the "
+             "written form and the word before it only; counted from the data by "
+             "`trainers/evaluation/reading_evidence.py`). *Best one decision* reads every token of the kind in "
+             "its most frequent class: the rest is the least any decision from the form and this context gets "
+             "wrong. Where the corpus reads one kind in several classes, no rule, tagger or grammar working "
+             "from the written form can reach 0 errors on it. *As the tagger trains* weighs the train counts by "
+             "the tagger's class weights (rare classes count more): where its first class differs from the "
+             "counts', the trees lean to the rarer class on such tokens.", "",
+             "| kind of token | shared sample, train split: classes | best one decision (wrong) | "
+             "as the tagger trains (class weights) | written forms read both ways (train) | "
+             "bundled sample: classes |", "|---|---|---|---|---|---|"]
+    for here, there in zip(train, bundled, strict=True):
+        disputed = "; ".join(f"`{form}` " + ", ".join(f"{c} {n}" for c, n in classes.items())
+                             for form, classes in list(here["disputed_forms"].items())[:3]) or "–"
+        more = len(here["disputed_forms"]) - 3
+        disputed += f" (+{more} more)" if more > 0 else ""
+        weighted = ", ".join(f"{cls} {n:,.0f}" for cls, n in list(here.get("weighted", {}).items())[:2]) or "–"
+        lines.append(f"| {here['kind']} | {_classes_cell(here)} | {here['best_single']:,} of {here['tokens']:,} "
+                     f"({here['floor_of_errors']:,}) | {weighted} | {disputed} | {_classes_cell(there)} |")
+    turned = [k["kind"] for k in train if k.get("weighted") and next(iter(k["weighted"])) != next(iter(k["classes"]))]
+    lines += ["", "Kinds whose train-split majority the class weights turn around: "
+              + ("; ".join(turned) or "none") + "."]
+    return lines
+
+
 def markdown(report: dict) -> str:
     lines = ["# Reading raw text safely: measured", "",
              f"Written by `benchmarks/safe_normalize.py` on {report['date']} ({report['machine']}; load average at "
@@ -128,6 +204,16 @@ def markdown(report: dict) -> str:
         for e in figures["routed by likely classes"]["unrecoverable_errors"]:
             lines.append(f"- {where}: `{e['before']}` {e['class']} (predicted {e['predicted_class']}) → "
                          f"\"{e['prediction']}\", corpus \"{e['gold']}\" [{e['route']}]")
+    lines += evidence_markdown(report["evidence"])
+    lines += ["", "The tagger undoes its class weights for unknown Title-case words alone "
+              "(`trainers/tagger/priors.py`). Undoing them on every token instead (each class's probability divided by its training weight) breaks more than it "
+              "fixes — capitals the corpus spells out, measures the rules decide anyway (the tagger's trees "
+              "alone here, no rules):", "",
+              "| text | tagger errors | class weights undone on every token | fixed | broken |",
+              "|---|---:|---:|---|---|"]
+    lines += [f"| {r['text']} | {r['errors_as_trained']} | {r['errors_weights_undone']} | "
+              f"{', '.join(f'`{t}`' for t in r['fixed']) or '–'} | {', '.join(f'`{t}`' for t in r['broken']) or '–'} |"
+              for r in report["weights_undone"]]
     lines += ["", "`normalize --file` speed (dev + test sentences of the shared sample repeated, grammar on):", "",
               "| configuration | torch threads | sentences | seconds | sentences/s | load average (1 min) |",
               "|---|---:|---:|---:|---:|---:|"]
@@ -176,6 +262,10 @@ def main() -> None:
                                ("bundled sample, all 400 sentences", bundled, "test")):
         report["accuracy"][where] = accuracy(parts.loaded, parts.tagger, constraint, judge, reading_words, root, split)
     normalizer = Normalizer(parts.loaded, parts.tagger, constraint, reading_words=reading_words, judge=judge)
+    report["evidence"] = evidence(data, bundled, tagger)
+    report["weights_undone"] = weights_undone(parts.tagger, {"shared sample, test": (data, "test"),
+                                                             "shared sample, dev": (data, "dev"),
+                                                             "bundled sample, all 400 sentences": (bundled, "test")})
     report["examples"] = {text: normalizer.text(normalizer([text])[0]) for text in EXAMPLES}
     texts = [detokenize(s.tokens) for split in ("dev", "test") for s in gold_sentences(example_files(data, split), split)]
     configurations = {SAFE: normalizer,

@@ -57,12 +57,29 @@ def test_an_unsure_token_is_read_within_its_classes_or_left_as_written():
     assert union_route("12", ("CARDINAL", "DATE"), (0.5, 0.5), words, vocab)[0] == "twelve"  # the one reading
     unspellable = Words({("5", "CARDINAL"): ["five"], ("5", "DIGIT"): ["five"], ("5", "DATE"): ["fifth"]})
     _, keys, scored, _ = union_route("5", ("CARDINAL", "DATE"), (0.6, 0.4), unspellable, Vocab(["five"]))
-    assert keys == ["CARDINAL|"] and scored == [("fifth", -30.0)]
-    # The tagger weighs the class of each candidate: a much likelier class wins a close seq2seq call.
-    ranked = weigh_by_class([("one thousand nine hundred", -1.0), ("nineteen hundred", -0.8)], "1900",
-                            ("CARDINAL", "DATE"), (0.9, 0.1), words)
-    assert [text for text, _ in ranked] == ["one thousand nine hundred", "nineteen hundred"]
-    assert abs(ranked[0][1] - (-1.0 + np.log(0.9))) < 1e-9
+    assert keys == ["CARDINAL|"] and scored == [("DATE", "fifth")]
+
+
+def test_union_readings_are_weighed_by_class_probability_times_reading_within_the_class():
+    """P(r) = Σ_c P(c) · P(r | c): the seq2seq's log-probabilities are renormalised within each class's beam, so
+    its near-certain `<self>` within a 2% PLAIN branch never beats the reading of a 98% DATE (as the old sum of
+    the two log-probabilities did for "October 1st": −0.008 + log 0.02 > −7.6 + log 0.98)."""
+    parts = {"DATE": [("october first", -7.58), ("the first of october", -15.6)], "PLAIN": [("<self>", -0.008)]}
+    ranked = weigh_by_class(parts, ("DATE", "PLAIN"), (0.98, 0.02))
+    assert [text for text, _ in ranked][:2] == ["october first", "<self>"]
+    within = 1 / (1 + np.exp(-15.6 + 7.58))
+    assert abs(ranked[0][1] - np.log(0.98 * within)) < 1e-9 and abs(ranked[1][1] - np.log(0.02)) < 1e-9
+    # A reading both classes' beams hold adds up; a class with one candidate gives it its whole probability.
+    shared = weigh_by_class({"CARDINAL": [("twelve", -1.0), ("one two", -1.0)], "DIGIT": [("one two", -0.5)],
+                             "DATE": [("the twelfth", 0.0)]}, ("CARDINAL", "DIGIT", "DATE"), (0.5, 0.3, 0.2))
+    assert shared[0][0] == "one two" and abs(shared[0][1] - np.log(0.25 + 0.3)) < 1e-9
+    assert dict(shared)["the twelfth"] == np.log(0.2) and weigh_by_class({}, ("DATE",), (1.0,)) == []
+    # A reading the model cannot spell has next to no probability within its class: "221B" is left as written
+    # by a 7% PLAIN rather than made "two hundred twenty one byte" by a 79% MEASURE the model cannot say.
+    safe = weigh_by_class({"PLAIN": [("<self>", -17.0)]}, ("MEASURE", "PLAIN"), (0.79, 0.07),
+                          {"MEASURE": "two hundred twenty one byte"})
+    assert [text for text, _ in safe] == ["<self>", "two hundred twenty one byte"]
+    assert abs(safe[1][1] - (np.log(0.79) - 30.0)) < 1e-9
 
 
 def test_abbreviations_are_read_by_their_context():

@@ -278,6 +278,7 @@ def test_probabilities_are_calibrated_on_dev_with_a_reliability_plot(run, bundle
     """`train tagger` fits a temperature on dev (it lowers the dev negative log-likelihood, never raises it),
     keeps it in tagger.json, and reports the reliability before and after in dev.md and reliability.png."""
     from tnforge.trainers.tagger.calibration import apply_temperature, negative_log_likelihood
+    from tnforge.trainers.tagger.priors import at_train_priors
 
     tagger = load_tagger(run)
     calibration = tagger.description["calibration"]
@@ -290,7 +291,11 @@ def test_probabilities_are_calibrated_on_dev_with_a_reliability_plot(run, bundle
     gold = np.asarray([index[c] for s in labels for c in s if c in index])
     assert calibration["dev_tokens"] == len(gold)
     assert abs(negative_log_likelihood(raw, gold, tagger.temperature) - calibration["nll_after"]) < 1e-6
-    assert np.allclose(apply_temperature(raw, tagger.temperature), tagger.probabilities(tokens)[np.asarray(known)])
+    flat = [t for s in tokens for t, k in zip(s, [c in index for c in s], strict=True)]
+    expected = at_train_priors(apply_temperature(raw, tagger.temperature), [t for t, k in zip(
+        [t for s in tokens for t in s], known, strict=True) if k], tagger.classes,
+        tagger.description["training"]["class_weights"])
+    assert len(flat) == len(known) and np.allclose(expected, tagger.probabilities(tokens)[np.asarray(known)])
     assert sum(b["tokens"] for b in calibration["after"]["bins"]) == len(gold)
     report = (run / "dev.md").read_text(encoding="utf-8")
     assert "## Calibration on dev (temperature scaling)" in report and f"T = {tagger.temperature}" in report
@@ -394,3 +399,37 @@ def test_early_stopping_leaves_out_dev_classes_the_train_split_lacks(bundled_bui
     alone = fit_tagger([tokens[i] for i in kept], [labels[i] for i in kept], TaggerConfig(rounds=20), ([], []))
     assert training_notes(alone.description["training"]) == [
         "no dev tokens to stop early on: all 20 rounds ran (build with a dev split)"]
+
+
+def test_unknown_title_case_words_are_taken_at_the_train_splits_priors(shared_tsv, run):
+    """Weighted as the trees train, the shared sample's Title-case words of 2–5 letters that no pronouncing
+    dictionary holds lean to a rarer class although most are PLAIN; for them alone the tagger divides each
+    class's probability by its training weight (in-dictionary "Usa", capitals, other words keep theirs)."""
+    from tnforge.trainers.tagger.priors import at_train_priors, unknown_title_word
+    from tnforge.trainers.tagger.train import TaggerConfig, class_weights
+
+    assert unknown_title_word("Fuu") and unknown_title_word("Daf")
+    assert not any(unknown_title_word(t) for t in ("Ska", "Usa", "FUU", "fuu", "Fuuuuu", "F"))
+    tokens = [line.split("\t")[:2] for line in shared_tsv.read_text(encoding="utf-8").splitlines()
+              if line.count("\t") == 2 and not line.startswith("<eos>")]
+    labels = [cls for cls, _ in tokens]
+    config = TaggerConfig()
+    weights = class_weights(labels, sorted(set(labels)), config.class_weight, config.max_weight)
+    kind = Counter(cls for cls, before in tokens if unknown_title_word(before))
+    weighted = {cls: n * weights[cls] for cls, n in kind.items()}
+    assert kind.most_common(1)[0][0] == "PLAIN" and max(weighted, key=weighted.get) != "PLAIN"
+
+    classes = ("PLAIN", "LETTERS", "CARDINAL")
+    rows = np.asarray([[0.2, 0.78, 0.02]] * 3, dtype=np.float32)
+    found = at_train_priors(rows, ["Fuu", "Usa", "NASA"], classes, {"PLAIN": 1.0, "LETTERS": 18.4, "CARDINAL": 20.0})
+    assert found[0].argmax() == 0 and abs(found[0].sum() - 1) < 1e-6 and np.array_equal(found[1:], rows[1:])
+    assert at_train_priors(rows, ["Fuu"] * 3, classes, {}) is rows  # a tagger without class weights: unchanged
+    tagger = load_tagger(run)
+    raw = tagger.probabilities([["The", "Fuu", "came"]], calibrated=False)
+    from tnforge.trainers.tagger.calibration import apply_temperature
+
+    scaled = apply_temperature(raw, tagger.temperature).astype(np.float64)
+    divide = np.asarray([tagger.description["training"]["class_weights"][c] for c in tagger.classes])
+    row = scaled[1] / divide
+    assert np.allclose(tagger.probabilities([["The", "Fuu", "came"]])[1], row / row.sum(), atol=1e-6)
+    assert np.allclose(tagger.probabilities([["The", "Fuu", "came"]])[[0, 2]], scaled[[0, 2]], atol=1e-6)

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from tnforge.abbreviations import abbreviation_reading
 from tnforge.letter_spelling import decode_letters
 from tnforge.schemas import SELF, SIL
-from tnforge.schemas.classes import COVERED, union_class
+from tnforge.schemas.classes import COVERED, union_class, union_parts
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE, THRESHOLD
 from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
 from tnforge.trainers.decoding.protocol import DecodableModel, OutputVocabulary
@@ -154,8 +154,11 @@ def read_sentences(
                                [False] * len(tokens), [""] * len(tokens), list(cls))
                for tokens, cls, prob in zip(token_lists, class_lists, probs, strict=True)]
     pending: list[tuple[int, int, str, str | None]] = []  # (sentence, token, window, decoding key) to decode
-    #: the likely classes and their probabilities of each token read within several classes, and its candidates
-    unions: dict[tuple[int, int], tuple[tuple[str, ...], tuple[float, ...], list[tuple[str, float]]]] = {}
+    parts: list[tuple[int, int, str, str | None]] = []  # the same, of one class's part of a union
+    #: the likely classes and their probabilities of each token read within several classes, and each class's
+    #: candidates (the beam's readings within it, with their log-probabilities)
+    unions: dict[tuple[int, int], tuple[tuple[str, ...], tuple[float, ...], dict[str, list[tuple[str, float]]],
+                                    dict[str, str]]] = {}
     for s, result in enumerate(results):
         if len(result.classes) != len(result.tokens) or len(result.probabilities) != len(result.tokens):
             raise ValueError(f"sentence {s}: {len(result.tokens)} tokens but {len(result.classes)} classes and "
@@ -172,8 +175,8 @@ def read_sentences(
                 elif reading_words is None:
                     pending.append((s, t, window_input(result.tokens, t), keys[0]))
                 else:
-                    unions[(s, t)] = (classes_here, shares, scored)
-                    pending += [(s, t, window_input(result.tokens, t), key) for key in keys]
+                    unions[(s, t)] = (classes_here, shares, {}, dict(scored))
+                    parts += [(s, t, window_input(result.tokens, t), key) for key in keys]
                 continue
             expanded = abbreviation_reading(result.tokens, t) if cls == "PLAIN" and grammar_readings else None
             if expanded is not None and (reading_words is None or tuple(expanded[0].split()) in reading_words(token, cls)):
@@ -205,28 +208,30 @@ def read_sentences(
                 guarded = bool(usable) and constraint is not None
                 result.routes[t] = sure_why(cls, probability, True, False, "", guarded)
                 pending.append((s, t, window_input(result.tokens, t), cls))
-    pending.sort(key=lambda item: len(item[2]))  # stable: equal lengths keep sentence order
     counts: Counts = {}
-    for start in range(0, len(pending), batch_size):
-        chunk = pending[start: start + batch_size]
-        rows = {"input": [window for _, _, window, _ in chunk],
-                "before": [results[s].tokens[t] for s, t, _, _ in chunk],
-                "class": [key for _, _, _, key in chunk],
-                "token_index": [t for _, t, _, _ in chunk]}
-        ranked, batch_counts = decode_batch(loaded, loaded.batch(rows), beam=beam, top_k=top_k,
-                                            constraint=constraint)
-        counts = merge_counts(counts, batch_counts)
-        for (s, t, _, _), hypotheses in zip(chunk, ranked, strict=True):
-            results[s].decoded[t] = True
-            if (s, t) in unions:  # one class's part of a union: weighed once every part is decoded
-                unions[(s, t)][2].extend(hypotheses[:1])
-                continue
-            results[s].readings[t] = hypotheses[0][0] if hypotheses else SELF
-            results[s].hypotheses[t] = list(hypotheses)
-        if on_batch:
-            on_batch(len(chunk))
-    for (s, t), (classes_here, shares, candidates) in unions.items():
-        ranked_here = weigh_by_class(candidates, results[s].tokens[t], classes_here, shares, reading_words)[:top_k]
+    # A union's parts keep the beam's every reading: its class's probability is shared among them (weigh_by_class).
+    for items, keep in ((pending, top_k), (parts, max(top_k, beam))):
+        items.sort(key=lambda item: len(item[2]))  # stable: equal lengths keep sentence order
+        for start in range(0, len(items), batch_size):
+            chunk = items[start: start + batch_size]
+            rows = {"input": [window for _, _, window, _ in chunk],
+                    "before": [results[s].tokens[t] for s, t, _, _ in chunk],
+                    "class": [key for _, _, _, key in chunk],
+                    "token_index": [t for _, t, _, _ in chunk]}
+            ranked, batch_counts = decode_batch(loaded, loaded.batch(rows), beam=beam, top_k=keep,
+                                                constraint=constraint)
+            counts = merge_counts(counts, batch_counts)
+            for (s, t, _, key), hypotheses in zip(chunk, ranked, strict=True):
+                results[s].decoded[t] = True
+                if (s, t) in unions:  # one class's part of a union: weighed once every part is decoded
+                    unions[(s, t)][2][union_parts(key)[0]] = list(hypotheses)
+                    continue
+                results[s].readings[t] = hypotheses[0][0] if hypotheses else SELF
+                results[s].hypotheses[t] = list(hypotheses)
+            if on_batch:
+                on_batch(len(chunk))
+    for (s, t), (classes_here, shares, candidates, unspellable) in unions.items():
+        ranked_here = weigh_by_class(candidates, classes_here, shares, unspellable)[:top_k]
         results[s].readings[t] = ranked_here[0][0] if ranked_here else SELF
         results[s].hypotheses[t] = ranked_here
     return results, counts

@@ -15,6 +15,7 @@ import numpy as np
 
 from tnforge.trainers.tagger.dictionary import dictionary_version
 from tnforge.trainers.tagger.features import FEATURES_VERSION, Lexicon, feature_names, features
+from tnforge.trainers.tagger.priors import at_train_priors
 from tnforge.trainers.tagger.rules import context_class
 
 #: The description file and the booster file of a tagger run.
@@ -59,7 +60,8 @@ class Tagger:
 
     def probabilities(self, sentences: Sequence[Sequence[str]], calibrated: bool = True) -> np.ndarray:
         """(tokens × classes) probabilities of every token of `sentences`, in order; scaled by the dev-fitted
-        temperature unless `calibrated` is False (the trees' own probabilities)."""
+        temperature, and for unknown Title-case words taken at the train split's class frequencies
+        (`priors.at_train_priors`), unless `calibrated` is False (the trees' own probabilities)."""
         import xgboost
 
         from tnforge.trainers.tagger.calibration import apply_temperature
@@ -69,7 +71,11 @@ class Tagger:
             return np.zeros((0, len(self.classes)), dtype=np.float32)
         dmatrix = xgboost.DMatrix(matrix, feature_names=feature_names(self.classes))
         raw = np.asarray(self.booster.predict(dmatrix), dtype=np.float32).reshape(len(matrix), len(self.classes))
-        return apply_temperature(raw, self.temperature) if calibrated else raw
+        if not calibrated:
+            return raw
+        weights = self.description.get("training", {}).get("class_weights", {})
+        return at_train_priors(apply_temperature(raw, self.temperature), [t for s in sentences for t in s],
+                               self.classes, weights)
 
     def predict(self, sentences: Sequence[Sequence[str]]) -> list[list[Prediction]]:
         """The most probable class of every token, sentence by sentence (a rule's class has probability 1)."""
