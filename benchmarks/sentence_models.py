@@ -172,7 +172,7 @@ def evaluate_system(name: str, run_dir: Path, data: Path, tagger_dir: Path, gram
     constraint, note = build_constraint(loaded, reading_words=reading_words, covered=covered)
     started = time.monotonic()
     tokens = [corpus_tokenizer.tokenize(corpus_tokenizer.detokenize(s.tokens)) for s in gold]
-    classes, probabilities, alternatives = tag_sentences(tagger, tokens)
+    classes, probabilities, alternatives, _likely = tag_sentences(tagger, tokens)  # first class routes
     readings, counts = read_sentences(loaded, tokens, classes, probabilities, constraint, beam,
                                       reading_words=reading_words, alternatives=alternatives)
     seconds = time.monotonic() - started
