@@ -295,7 +295,7 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
             f"{_pct(r['token_accuracy'])} | {r['span_mismatch'] if r['span_mismatch'] is not None else '–'} | "
             f"{unrecoverable} |")
     lines += ["", "Rows marked “+ grammar” decode with the covering grammar's mask (per source-token span for the "
-              "sentence models; spans whose token the grammar may read as written or as silence are left free) "
+              "sentence models; a reading as written is the token's own pieces there, a silent one an empty span) "
               "and take the grammar's one reading where it commits to one, as `--grammar-constraint` does. "
               "Unrecoverable: errors the covering grammar does not license (every row is judged).", ""]
     curve = [r for r in results if r["system"] in CURVE]

@@ -297,3 +297,34 @@ def test_grammar_readings_leave_tokens_read_as_written_or_silent(trained):
     free, _ = read_sentences(loaded, tokens, classes, beam=2)
     held, _ = read_sentences(loaded, tokens, classes, beam=2, reading_words=reading_words)
     assert [r.readings for r in held] == [r.readings for r in free] and not any(any(r.grammar) for r in held)
+
+
+def test_grammar_mask_holds_spans_read_as_written_or_silent(tmp_path):
+    """Where the grammar licenses only `<self>` (a word) or `sil` (punctuation), the mask holds the span to the
+    token's own pieces or to an empty span — even for a model that has learned nothing yet."""
+    from tnforge.trainers.decoding.constraints import GrammarConstraint
+    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.families import load
+    from tnforge.trainers.sentence.train import train
+
+    data = write_sentence_dataset(tmp_path / "data")
+    config = tiny_config(data, tmp_path / "run", features="casing,position")
+    config.epochs, config.learning_rate = 1, 1e-4
+    _, loaded = load(train(config).run)
+
+    gold = {before: after for sentence in TINY_SENTENCES for _, before, after in sentence}
+
+    def reading_words(before, cls):  # words: only as written; punctuation: only silent; the rest: gold
+        return {(schemas.SELF,)} if cls == "PLAIN" else {(schemas.SIL,)} if cls == "PUNCT" else {
+            tuple(gold[before].split())}
+
+    tokens = [[b for _, b, _ in s] for s in TINY_SENTENCES]
+    classes = [[c for c, _, _ in s] for s in TINY_SENTENCES]
+    free, _ = read_sentences(loaded, tokens, classes, beam=2, grammar_readings=False)
+    held, counts = read_sentences(loaded, tokens, classes, beam=2, grammar_readings=False,
+                                  constraint=GrammarConstraint(reading_words))
+    pairs = [(gold[b], r) for reading, sentence in zip(held, TINY_SENTENCES, strict=True)
+             for (_, b, _), r in zip(sentence, reading.readings, strict=True)]
+    assert all(want == got for want, got in pairs), pairs
+    assert counts["grammar_constrained"] == len(pairs) and counts["span_mismatch"] == 0
+    assert [r.readings for r in free] != [r.readings for r in held]  # unheld, the untrained model reads otherwise

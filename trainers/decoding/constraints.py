@@ -149,9 +149,14 @@ class GrammarConstraint(DecodingConstraint):
             self._cache.move_to_end(key)
             return self._cache[key]
         sequences = set()
+        # a vocabulary that reads `<self>` and `sil` by the token (a sentence model's span: its own pieces, or
+        # an empty span) encodes each reading with it, and an empty sequence is then a reading
+        by_token = getattr(vocab, "encode_reading", None)
         for words in self.reading_words(before, cls):
-            ids = tuple(vocab.encode(" ".join(words)))
-            if ids and vocab.unk_id not in ids and (self.max_length is None or len(ids) < self.max_length):
+            text = " ".join(words)
+            ids = tuple(by_token(text, before) if by_token is not None else vocab.encode(text))
+            if ((ids or by_token is not None) and vocab.unk_id not in ids
+                    and (self.max_length is None or len(ids) < self.max_length)):
                 sequences.add(ids)
         trie = _Trie(sequences) if sequences else None
         self._cache[key] = trie

@@ -75,9 +75,9 @@ def corpus_reading(token: str, spoken: str) -> str:
 
 
 class SpanVocabulary:
-    """The pieces as a per-token constraint sees them: a reading `<self>` or `sil` has no piece sequence of its
-    own inside a sentence (it is the token's own pieces, or an empty span), so it encodes to nothing the
-    grammar mask can hold; everything else is the inventory's."""
+    """The pieces as a per-token constraint sees them: without the token, a reading `<self>` or `sil` has no
+    piece sequence of its own (`encode` gives the unknown piece); with it (`encode_reading`), `<self>` is the
+    token's own pieces and `sil` the empty span, so the grammar mask can hold them too."""
 
     def __init__(self, pieces: SentencePieces):
         self.pieces = pieces
@@ -96,3 +96,12 @@ class SpanVocabulary:
 
     def decode(self, ids: Iterable[int]) -> str:
         return self.pieces.decode(ids)
+
+    def encode_reading(self, text: str, token: str) -> list[int]:
+        """A reading's pieces inside a sentence: `<self>` → the token's own pieces (as the source has them),
+        `sil` → none (the span ends at once), anything else as `encode` gives it."""
+        if text == SELF:
+            return self.pieces.encode(token) or [UNK]
+        if text == SIL:
+            return []
+        return self.pieces.encode(text)

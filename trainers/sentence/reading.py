@@ -5,9 +5,9 @@ Sentences are batched by length and beam-searched together under a `spans.SpanCo
 the per-token constraint on each span); each finished sequence splits at `<sep>` into one reading per token,
 written as the corpus writes readings (`<self>`, `sil`). A sequence that does not split into as many spans as
 the sentence has tokens (only a hypothesis cut off at the length limit can) is aligned by `align_spans` and
-counted (`span_mismatch`). Spans whose token the grammar may read as written or as silence are left free
-(`span_class`). The grammar's one reading of a token, where it has one, replaces the span's, as in
-the window pipeline (`grammar_readings`)."""
+counted (`span_mismatch`). A span's readings `<self>` and `sil` are the token's own pieces and the empty span
+(`pieces.SpanVocabulary.encode_reading`), so the grammar holds every span of a covered class. The grammar's one
+reading of a token, where it has one, replaces the span's, as in the window pipeline (`grammar_readings`)."""
 
 from __future__ import annotations
 
@@ -79,9 +79,8 @@ def read_whole_sentences(
         chunk = order[start: start + per_batch]
         rows = {"tokens": [token_lists[s] for s in chunk], "classes": [class_lists[s] for s in chunk]}
         batch = loaded.batch(rows).to(loaded.device)
-        spans = SpanConstraint(rows["tokens"], [[span_class(t, c, reading_words) for t, c in
-                                                 zip(token_lists[s], constrained[s], strict=True)] for s in chunk],
-                               loaded.output_vocab, loaded.device, constraint)
+        spans = SpanConstraint(rows["tokens"], [constrained[s] for s in chunk], loaded.output_vocab, loaded.device,
+                               constraint)
         longest = min(loaded.max_output_length, OUTPUT_PER_PIECE * int(batch.source_lengths.max()) + 32)
         with autocast(loaded.device):
             found = beam_search(loaded, batch.source, batch.source_lengths, beam=beam, keep=max(top_k, 1),
@@ -95,15 +94,6 @@ def read_whole_sentences(
         for result, cls in zip(results, constrained, strict=True):
             _grammar_readings(result, cls, reading_words, _Spelling(loaded.pieces), covered)
     return results, counts
-
-
-def span_class(token: str, cls: str | None, reading_words: Any) -> str | None:
-    """The class a span is constrained by: None (left free) where the grammar licenses `<self>` or `sil` for
-    the token — inside a sentence those are the token's own pieces or an empty span, which the per-token
-    constraint cannot spell — else the token's class."""
-    if reading_words is None or cls is None:
-        return cls
-    return None if any(words in ((SELF,), (SIL,)) for words in reading_words(token, cls)) else cls
 
 
 def _fill(result: SentenceReading, hypotheses: list, pieces: Any, top_k: int) -> int:
