@@ -301,6 +301,7 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     curve = [r for r in results if r["system"] in CURVE]
     if curve:
         lines += ["## Learning curve (Transformer, all features)", "",
+                  "Each share trained for the same time, so smaller shares were read more times (epochs begun).", "",
                   "| share of train sentences | SER | WER | BLEU | epochs begun |", "|---:|---:|---:|---:|---:|"]
         for r in sorted(curve, key=lambda r: r["train_fraction"]):
             lines.append(f"| {100 * r['train_fraction']:.0f}% | {_pct(r['ser'])} | {_pct(r['wer'])} | "
@@ -335,6 +336,13 @@ def markdown(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         lines.append(f"Best sentence model here: **{best['system']}** — {_pct(1 - best['ser'])} of sentences right "
                      f"(target ≥ 92%), WER {_pct(best['wer'])} (target ≤ 1.5%): "
                      + ("met." if 1 - best["ser"] >= 0.92 and best["wer"] <= 0.015 else "**not met** in this budget."))
+        held = best["unrecoverable_class_right_covered"]
+        if held is not None:
+            lines.append(f"Unrecoverable errors where the predicted class is right, in a class the grammar covers: "
+                         f"{held} (target 0): " + ("met." if held == 0 else "**not met**")
+                         + (f"; {best['span_mismatch']} sentence(s) cut off at the decoding length limit, whose "
+                            "later tokens come out empty, count here" if held and best["span_mismatch"] else "")
+                         + ("." if held else ""))
     if window is not None:
         lines.append(f"The window pipeline, trained under the same budget: {_pct(1 - window['ser'])} of sentences "
                      f"right, WER {_pct(window['wer'])}.")
