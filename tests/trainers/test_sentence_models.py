@@ -328,3 +328,25 @@ def test_grammar_mask_holds_spans_read_as_written_or_silent(tmp_path):
     assert all(want == got for want, got in pairs), pairs
     assert counts["grammar_constrained"] == len(pairs) and counts["span_mismatch"] == 0
     assert [r.readings for r in free] != [r.readings for r in held]  # unheld, the untrained model reads otherwise
+
+
+def test_a_span_that_runs_on_ends_at_its_limit(tmp_path):
+    """A model that never ends a span (untrained) still gives every token its own span, the long ones ended at
+    their limit: one token read on and on cannot use up the sentence's length and leave the rest empty."""
+    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.families import load
+    from tnforge.trainers.sentence.spans import span_limit
+    from tnforge.trainers.sentence.train import train
+
+    data = write_sentence_dataset(tmp_path / "data")
+    config = tiny_config(data, tmp_path / "run", features="casing,position")
+    config.epochs, config.learning_rate, config.max_output_length = 1, 1e-4, 1000  # room for every span's limit
+    _, loaded = load(train(config).run)
+    tokens = [[b for _, b, _ in s] for s in TINY_SENTENCES]
+    readings, counts = read_sentences(loaded, tokens, beam=2, grammar_readings=False)
+    assert counts["span_mismatch"] == 0
+    for reading in readings:
+        lengths = [len(loaded.pieces.encode(r)) if r not in (schemas.SELF, schemas.SIL) else 0
+                   for r in reading.readings]
+        limits = [span_limit(len(p)) for p in loaded.pieces.encode_tokens(reading.tokens)]
+        assert max(n / limit for n, limit in zip(lengths, limits, strict=True)) > 0.5  # a span ran on to its limit

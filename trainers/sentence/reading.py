@@ -32,9 +32,6 @@ from tnforge.trainers.sentence.spans import SpanConstraint, align_spans
 
 #: Sentences decoded together per `batch_size` inputs of the window pipeline (a sentence is ~16 tokens).
 TOKENS_PER_SENTENCE = 16
-#: Output pieces decoded at most per source piece of a batch's longest sentence (+ 32), within the model's
-#: limit: a URL spelt letter by letter is the longest reading per piece.
-OUTPUT_PER_PIECE = 8
 
 
 class NeedsClasses(ValueError):
@@ -81,7 +78,7 @@ def read_whole_sentences(
         batch = loaded.batch(rows).to(loaded.device)
         spans = SpanConstraint(rows["tokens"], [constrained[s] for s in chunk], loaded.output_vocab, loaded.device,
                                constraint)
-        longest = min(loaded.max_output_length, OUTPUT_PER_PIECE * int(batch.source_lengths.max()) + 32)
+        longest = min(loaded.max_output_length, max(spans.needed))  # every span may reach its limit
         with autocast(loaded.device):
             found = beam_search(loaded, batch.source, batch.source_lengths, beam=beam, keep=max(top_k, 1),
                                 max_length=longest, constraint=spans)

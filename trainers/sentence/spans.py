@@ -18,6 +18,17 @@ from tnforge.trainers.decoding.hooks import BatchConstraint, ConstraintBatch, De
 from tnforge.trainers.sentence.pieces import SEPARATOR_ID, SpanVocabulary
 from tnforge.windows import window_input
 
+#: A span's pieces at most: this many per piece of its token, plus `SPAN_SLACK` (a URL spelt letter by letter is
+#: the longest reading per piece). A span that reaches it ends there, so one token read on and on cannot use up
+#: the sentence's length and leave the tokens after it empty.
+SPAN_PER_PIECE = 8
+SPAN_SLACK = 16
+
+
+def span_limit(token_pieces: int) -> int:
+    """The most pieces a span of a token of `token_pieces` pieces may have."""
+    return SPAN_PER_PIECE * token_pieces + SPAN_SLACK
+
 
 def align_spans(spans: list[str], count: int) -> tuple[list[str], bool]:
     """`count` readings from decoded `spans`, and whether they lined up: missing spans are empty, extra ones
@@ -39,6 +50,10 @@ class SpanConstraint(BatchConstraint):
         self.offsets = [0]
         for sentence in sentences:
             self.offsets.append(self.offsets[-1] + len(sentence))
+        self.limits = [span_limit(len(p)) for sentence in sentences for p in vocab.pieces.encode_tokens(sentence)]
+        #: Each sentence's longest output: every span at its limit, and the separators between them.
+        self.needed = [sum(self.limits[self.offsets[s]: self.offsets[s + 1]]) + max(len(sentence) - 1, 0)
+                       for s, sentence in enumerate(sentences)]
         super().__init__(ConstraintBatch([" ".join(s) for s in sentences], None, None, vocab, device))
         self.inner: BatchConstraint | None = None
         if per_token is not None:
@@ -63,6 +78,14 @@ class SpanConstraint(BatchConstraint):
         extra = None
         if self.inner is not None:
             extra = self._per_token(context, spans, last, mask)
+        tokens, local = self._local(context, spans)
+        full = [i for i, (token, pieces) in enumerate(zip(tokens, local, strict=True)) if len(pieces) >= self.limits[token]]
+        if full:  # a span at its limit ends: its separator, or the end after the last token
+            index = torch.tensor(full)
+            mask[index] = True
+            ends = last[index]
+            mask[index[~ends], SEPARATOR_ID] = False
+            mask[index[ends], eos] = False
         device = context.prefixes.device
         return (None if extra is None else extra.to(device)), mask.to(device)
 
