@@ -75,10 +75,10 @@ class SpanConstraint(BatchConstraint):
         mask = torch.zeros((len(spans), vocab_size), dtype=torch.bool)
         mask[~last, eos] = True
         mask[last, SEPARATOR_ID] = True
+        tokens, local = self._local(context, spans)
         extra = None
         if self.inner is not None:
-            extra = self._per_token(context, spans, last, mask)
-        tokens, local = self._local(context, spans)
+            extra = self._per_token(context, tokens, local, last, mask)
         full = [i for i, (token, pieces) in enumerate(zip(tokens, local, strict=True)) if len(pieces) >= self.limits[token]]
         if full:  # a span at its limit ends: its separator, or the end after the last token
             index = torch.tensor(full)
@@ -100,11 +100,11 @@ class SpanConstraint(BatchConstraint):
                                                        - self.offsets[sentence] - 1))
         return tokens, local
 
-    def _per_token(self, context: StepContext, spans: torch.Tensor, last: torch.Tensor,
+    def _per_token(self, context: StepContext, tokens: list[int], local: list[list[int]], last: torch.Tensor,
                    mask: torch.Tensor) -> torch.Tensor | None:
-        """The per-token constraint on each row's span, grouped by span length; edits `mask` in place."""
+        """The per-token constraint on each row's span (`tokens`, `local`: `_local`'s), grouped by span length;
+        edits `mask` in place."""
         assert self.inner is not None
-        tokens, local = self._local(context, spans)
         eos, extra = context.output_vocab.eos_id, None
         if self.inner.added is not None:
             extra = self.inner.added.cpu().index_select(0, torch.tensor(tokens)).float()
