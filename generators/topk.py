@@ -31,15 +31,17 @@ class Hypothesis(NamedTuple):
 
 
 def read_hypotheses(path: str | os.PathLike) -> pa.Table:
-    """A hypotheses Parquet file (or a folder of them) checked against the HYPOTHESES schema."""
-    from tnforge.filesystems import exists, is_folder, list_files
+    """A hypotheses Parquet file, or a folder of complete decodes (`tnforge.hypotheses`), checked against the
+    HYPOTHESES schema."""
+    from tnforge.filesystems import exists, is_folder
+    from tnforge.hypotheses import complete_parts
 
     path = str(path)
     if not exists(path):
         raise FileNotFoundError(f"{path}: no such hypotheses file")
-    files = list_files(path, "*.parquet", recursive=True) if is_folder(path) else [path]
+    files = complete_parts(path) if is_folder(path) else [path]  # an unfinished decode's parts: refused
     if not files:
-        raise FileNotFoundError(f"{path}: no Parquet files in this folder")
+        raise FileNotFoundError(f"{path}: no hypotheses of a complete decode in this folder")
     tables = []
     for file in files:
         try:

@@ -72,21 +72,21 @@ def test_decode_and_evaluate_say_how_far_they_got(tmp_path, monkeypatch) -> None
 
     train_tiny(tmp_path, epochs=1)
     model, data = tmp_path / "run", tmp_path / "data"
-    real = decode.decode_files
+    real = decode.decode_rows
 
     def two_batches_then_stop(*args, **kwargs):
-        for done, batch in enumerate(real(*args, **kwargs)):
-            if done == 2:
-                raise KeyboardInterrupt
-            yield batch
+        two_batches_then_stop.calls += 1
+        if two_batches_then_stop.calls == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(decode, "decode_files", two_batches_then_stop)
+    two_batches_then_stop.calls = 0
+    monkeypatch.setattr(decode, "decode_rows", two_batches_then_stop)
     out = tmp_path / "hyps"
     lines = _interrupted(["decode", "--model", str(model), "--data", str(data), "--split", "train", "--out", str(out),
                           "--batch-size", "4", "--rows-per-file", "10", "--device", "cpu"])
-    parts = sorted(out.glob("part-*.parquet"))
-    assert parts and lines == [f"interrupted after 8 of 26 inputs; {out} holds 80 of their hypotheses "
-                               f"({len(parts)} part file(s)), not the rest: decode again to finish"]
+    # Parts are written once every input is decoded, and committed by their marker last: nothing half done.
+    assert lines == [f"interrupted after 8 of 26 inputs; nothing was written to {out}"] and not out.exists()
     monkeypatch.setattr(outputs, "evaluate_decoding", _stop)
     report = tmp_path / "report"
     assert _interrupted(["evaluate", "--model", str(model), "--data", str(data), "--report", str(report),

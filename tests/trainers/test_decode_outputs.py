@@ -3,6 +3,7 @@ hypotheses writer (one file or Parquet parts) — on a tiny seq2seq model traine
 
 from __future__ import annotations
 
+import json
 from contextlib import contextmanager
 
 import numpy as np
@@ -13,6 +14,8 @@ pytest.importorskip("torch")
 
 from tests.support import tiny_models as H  # noqa: E402
 from tnforge import schemas  # noqa: E402
+from tnforge.datasets import shard_name  # noqa: E402
+from tnforge.generators.topk import read_hypotheses  # noqa: E402
 from tnforge.trainers.decoding.outputs import (  # noqa: E402
     decode_predictions,
     evaluate_decoding,
@@ -86,16 +89,25 @@ def test_write_hypotheses_one_file_or_parts(tiny, tmp_path):
     parts = write_hypotheses(loaded, files, tmp_path / "parts", split="dev", beam=3, top_k=2, batch_size=8,
                              rows_per_file=1, progress=progress)
     names = sorted(p.name for p in (tmp_path / "parts").iterdir())
-    assert names == [f"part-{i:05d}.parquet" for i in range(parts.files)] and parts.files > 1
+    assert names == ["_hypotheses.json", *(shard_name(i, parts.files) for i in range(parts.files))]
+    assert parts.files > 1
     assert pq.read_table(tmp_path / "parts").num_rows == parts.rows == single.rows
     assert progress.bars == [["decode", TOKENS, TOKENS]]
-    again = write_hypotheses(loaded, files, tmp_path / "parts", split="dev", beam=3, top_k=2, batch_size=8,
-                             rows_per_file=1_000)  # fewer parts: the earlier run's extra parts go
-    assert sorted(p.name for p in (tmp_path / "parts").iterdir()) == ["part-00000.parquet"] and again.files == 1
-    parted, whole = pq.read_table(tmp_path / "parts"), pq.read_table(tmp_path / "one.parquet")
-    assert parted.drop(["score"]).equals(whole.drop(["score"]))
-    # Batches of 8 and of 256 round the model's arithmetic apart in the last bits of a score, no more.
-    assert np.allclose(parted["score"].to_numpy(), whole["score"].to_numpy(), rtol=1e-5, atol=1e-6)
+    marker = json.loads((tmp_path / "parts" / "_hypotheses.json").read_text())
+    assert marker["complete"] and marker["rows"] == parts.rows and marker["parts"] == names[1:]
+    # A folder that holds hypotheses is never written into (two decodes into one folder used to overwrite).
+    with pytest.raises(ValueError, match="already holds hypotheses"):
+        write_hypotheses(loaded, files, tmp_path / "parts", split="dev", beam=3, top_k=2, batch_size=8)
+    assert sorted(p.name for p in (tmp_path / "parts").iterdir()) == names
+    # Sharded and sorted by key and rank: the same rows as the one file of the same batches, scores to the bit.
+    same_batches = write_hypotheses(loaded, files, tmp_path / "eight.parquet", split="dev", beam=3, top_k=2,
+                                    batch_size=8)
+    parted, whole = read_hypotheses(tmp_path / "parts"), pq.read_table(tmp_path / "eight.parquet")
+    assert same_batches.rows == parts.rows
+    assert parted.sort_by([("key", "ascending"), ("rank", "ascending")]).equals(whole)
+    # Batches of 8 and of 64 round the model's arithmetic apart in the last bits of a score, no more.
+    assert np.allclose(whole["score"].to_numpy(), pq.read_table(tmp_path / "one.parquet")["score"].to_numpy(),
+                       rtol=1e-5, atol=1e-6)
 
 
 def test_write_hypotheses_writes_nothing_for_nothing(tiny, tmp_path):

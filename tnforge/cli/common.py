@@ -180,6 +180,11 @@ class PassThroughCommand(click.Command):
         return super().parse_args(ctx, args)
 
 
+def pipeline_args() -> list[str] | None:
+    """The Beam options after `--` of a PassThroughCommand (None without `--`: the command runs in this process)."""
+    return click.get_current_context().meta.get("pipeline_args")
+
+
 #: How `--model` refuses a family of another kind: where that kind of run goes instead.
 _USE_INSTEAD = {"scorer": "pass it as --seq-de/--voc-de"}
 

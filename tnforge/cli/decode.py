@@ -9,7 +9,7 @@ from tnforge.trainers.decoding.constraint_sets import build_constraint
 from tnforge.trainers.decoding.defaults import TOP_K
 
 
-@common.command()
+@common.command(cls=common.PassThroughCommand)
 @common.model_and_data
 @click.option("--split", default="dev", help="Split to decode (dataset directories, or files with a split column).")
 @click.option("--out", "-o", required=True, type=common.Location(dir_okay=True),
@@ -36,8 +36,23 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
       tnforge decode --model runs/s2s --data out/sample --split train --top-k 10 --out out/sample/hyps
       tnforge decode --model runs/s2s/best.pt --data dev.parquet --beam 5 --top-k 1 --out hyps.parquet
       tnforge decode --raw --model runs/normalizer --data in.txt --top-k 10 --out hyps.parquet
+      tnforge decode -m runs/s2s -d out/sample --out out/sample/hyps/dev -- --runner DirectRunner \\
+          --direct_num_workers 2 --direct_running_mode multi_processing
+
+    After `--`, Beam options: the decode runs as a Beam pipeline (RunInference) on that runner, same bytes.
     """
     from tnforge.trainers.decoding.outputs import write_hypotheses
+
+    if (pipeline_args := common.pipeline_args()) is not None:
+        if raw:
+            raise click.UsageError("--raw decodes in one process: drop the Beam options after --")
+        from tnforge.decode_units import example_files
+        from tnforge.pipelines.inference import DecodeSpec, decode_on_beam, described
+
+        spec = DecodeSpec(model, device, threads, seq_de, voc_de, grammar_constraint, weight, beam, top_k)
+        click.echo(described(decode_on_beam(example_files(data, split), out, spec, pipeline_args, split, batch_size,
+                                            copies, rows_per_file), out))
+        return
 
     if raw:
         from tnforge.trainers.normalize import Normalizer, write_raw_hypotheses

@@ -12,13 +12,12 @@ import pyarrow as pa
 import torch
 
 from tnforge import schemas
+from tnforge.decode_units import DECODE_COLUMNS as DECODE_COLUMNS
+from tnforge.decode_units import decode_columns
 from tnforge.trainers.decoding.beam_search import beam_search
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 from tnforge.trainers.decoding.hooks import ConstraintBatch, Counts, DecodingConstraint
 from tnforge.trainers.decoding.protocol import DecodableModel, InputBatch
-
-#: Columns of an examples file that decoding carries through when present.
-DECODE_COLUMNS = ("key", "source", "sentence_id", "token_index", "copy", "class", "before", "after", "input")
 
 Ranked = list[tuple[str, float]]
 
@@ -85,12 +84,15 @@ def decode_batch(
 
 def example_columns(files: Sequence[Path]) -> list[str]:
     """The decode columns present in the first file (`input` is required)."""
-    from tnforge.filesystems import parquet_file
+    return decode_columns(files)
 
-    names = set(parquet_file(files[0]).schema_arrow.names)
-    if "input" not in names:
-        raise ValueError(f"{files[0]}: no 'input' column (is it an examples dataset?)")
-    return [c for c in DECODE_COLUMNS if c in names]
+
+def decode_rows(loaded: DecodableModel, rows: dict[str, list], beam: int = BEAM, top_k: int = 1,
+                constraint: DecodingConstraint | None = None) -> pa.Table:
+    """The HYPOTHESES rows of one decode batch of example rows (`tnforge.decode_units`): the one function that
+    decodes a batch for `tnforge decode`, in one process or in a Beam worker."""
+    ranked, _ = decode_batch(loaded, loaded.batch(rows), beam=beam, top_k=top_k, constraint=constraint)
+    return hypotheses_table(rows, ranked)
 
 
 def decode_files(

@@ -128,57 +128,50 @@ def write_hypotheses(loaded: DecodableModel, files: Sequence[Path], out: str | o
                      beam: int = BEAM, top_k: int = TOP_K, batch_size: int = BATCH_SIZE, copies: bool = False,
                      rows_per_file: int = 1_000_000, constraint: Any = None,
                      progress: Progress | None = None) -> HypothesesWritten:
-    """Decode examples files and write their top-k hypotheses (schema `hypotheses`).
+    """Decode examples files and write their top-k hypotheses (schema `hypotheses`), in one process.
 
-    `out` ending in `.parquet` is one file; otherwise a folder of `part-NNNNN.parquet` files of about
-    `rows_per_file` rows each (parts of an earlier run beyond this run's are removed); local or remote
-    (gs://…). Up-sampling copies are decoded only with `copies`. Nothing is written when there is nothing
-    to decode.
+    `out` ending in `.parquet` is one file (replaced atomically); otherwise a new folder of shards of about
+    `rows_per_file` rows each, committed by its `_hypotheses.json` written last (`tnforge.hypotheses`; a folder
+    that already holds hypotheses is refused); local or remote (gs://…); nothing when there is nothing to decode. The batches are those of
+    `tnforge.decode_units` and each is decoded by `decode.decode_rows`, as on Beam
+    (`tnforge.pipelines.inference`), so the bytes are the same. Up-sampling copies only with `copies`.
     """
     import pyarrow as pa
 
-    from tnforge import schemas
-    from tnforge.datasets import write_shard
-    from tnforge.filesystems import join, list_files, name_of, remove
-    from tnforge.trainers.decoding.decode import decode_files, hypotheses_table
-    from tnforge.trainers.seq2seq.data import count_rows
+    from tnforge import hypotheses, schemas
+    from tnforge.datasets import write_shard, write_sharded
+    from tnforge.decode_units import batches_of, count_inputs
+    from tnforge.trainers.decoding.decode import decode_rows, example_columns
 
     out = str(out)
     single = out.endswith(".parquet")
-    pending: list[pa.Table] = []
-    pending_rows = written_rows = inputs = parts = 0
+    if not single:
+        hypotheses.refuse_existing(out)
+    columns = example_columns(files)
     started = time.monotonic()
-
-    def flush() -> None:
-        nonlocal pending, pending_rows, parts
-        path = out if single else join(out, f"part-{parts:05d}.parquet")
-        write_shard(pa.concat_tables(pending), path, schemas.HYPOTHESES)
-        parts += 1
-        pending, pending_rows = [], 0
-
-    total = count_rows(files, split, max_copies=0 if copies else 1)
+    total = count_inputs(files, split, originals_only=not copies)
+    tables: list[pa.Table] = []
     shown = progress("decode", total) if progress else nullcontext()
+    done = 0
 
     def said() -> str:  # what Ctrl-C leaves: counted when it comes
-        return f"interrupted after {inputs:,} of {total:,} inputs; " + (
-            f"{out} holds {written_rows - pending_rows:,} of their hypotheses ({parts} part file(s)), not the rest: "
-            "decode again to finish" if parts and not single else f"nothing was written to {out}")
+        return f"interrupted after {done:,} of {total:,} inputs; nothing was written to {out}"
 
     with shown as bar, interrupt_says_lazily(said):
-        for rows, ranked, _ in decode_files(loaded, files, split=split, beam=beam, top_k=top_k, batch_size=batch_size,
-                                         on_batch=bar.update if bar is not None else None,
-                                         originals_only=not copies, constraint=constraint):
-            table = hypotheses_table(rows, ranked)
-            pending.append(table)
-            pending_rows += table.num_rows
-            written_rows += table.num_rows
-            inputs += len(ranked)
-            if not single and pending_rows >= rows_per_file:
-                flush()
-        if pending:
-            flush()
-    if not single:  # parts an earlier, longer run left: the folder holds this run's hypotheses only
-        for path in list_files(out, "part-*.parquet"):
-            if name_of(path) >= f"part-{parts:05d}.parquet":
-                remove(path)
-    return HypothesesWritten(inputs, written_rows, parts, time.monotonic() - started)
+        for rows in batches_of(files, columns, split, batch_size, originals_only=not copies):
+            tables.append(decode_rows(loaded, rows, beam, top_k, constraint))
+            done += len(rows["input"])
+            if bar is not None:
+                bar.update(len(rows["input"]))
+        table = pa.concat_tables(tables) if tables else schemas.HYPOTHESES.empty_table()
+        if not total:
+            parts = 0
+        elif single:
+            write_shard(table, out, schemas.HYPOTHESES)
+            parts = 1
+        else:
+            parts = hypotheses.shard_count(total, top_k, rows_per_file)
+            write_sharded(table, out, schemas.HYPOTHESES, parts)
+            hypotheses.write_marker(out, hypotheses.settings(split, beam, top_k, copies, total))
+    return HypothesesWritten(total, table.num_rows, parts, time.monotonic() - started)
+

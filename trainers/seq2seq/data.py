@@ -17,7 +17,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import torch
 
-from tnforge import datasets
 from tnforge.trainers.runs import check_not_corpus
 from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, Vocabulary
 
@@ -29,24 +28,12 @@ def example_files(source: str | os.PathLike, split: str | None = None) -> list[P
     """Parquet files of examples: a dataset directory (its `examples/<split>`), a folder of Parquet files,
     or one Parquet file, local (Paths) or remote (gs://… strings). Raises FileNotFoundError naming the path
     when nothing is found, ValueError for a corpus file (`check_not_corpus`)."""
-    from tnforge.filesystems import check_path, is_file, is_folder, is_remote, join, list_files
+    from tnforge.decode_units import example_files as files_of
+    from tnforge.filesystems import check_path, is_file
 
-    path = check_path(source)
-    local = (lambda files: [Path(f) for f in files]) if not is_remote(path) else list
-    if is_file(path):
-        check_not_corpus(path)
-        return local([path])
-    if not is_folder(path):
-        raise FileNotFoundError(f"{path}: no such file or directory")
-    if is_folder(join(path, datasets.DATASET_DIRS["examples"])):
-        files = datasets.dataset_files(path, "examples", split)
-        if not files:
-            raise FileNotFoundError(f"{path}: no examples Parquet files for split {split!r}")
-        return files
-    files = list_files(path, "*.parquet", recursive=True)
-    if not files:
-        raise FileNotFoundError(f"{path}: no Parquet files")
-    return local(files)
+    if is_file(check_path(source)):
+        check_not_corpus(check_path(source))
+    return files_of(source, split)
 
 
 def iter_rows(

@@ -1,0 +1,284 @@
+"""Model inference at corpus scale on Beam: `tnforge decode` (top-k hypotheses of examples) and `tnforge normalize
+--file` (raw sentences → spoken sentences) as pipelines around Beam's RunInference, same bytes as one process.
+
+The model handlers load the model once per worker process (RunInference's shared handle: every thread of the
+process uses that one copy) on the worker's GPU when it has one (device "auto"), and reach the model side by
+name inside the worker (`WORKER`: `tnforge.trainers.inference_worker`), so building the job graph imports no
+torch. Batches are formed before RunInference, not by its BatchElements: a batch's composition changes its
+scores' last bits, and a runner's bundles differ, so decode batches come from `tnforge.decode_units` (the
+single process's batches) and normalize chunks are the single process's `CHUNK` lines; RunInference gets them
+whole (`should_skip_batching`). Outputs are committed as one process commits them: hypotheses shards through
+the dataset writer's functions, then `_hypotheses.json` last; the normalized text from per-chunk parts
+concatenated into the output file (written atomically) once the job has finished.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import apache_beam as beam
+import pyarrow as pa
+from apache_beam.ml.inference.base import ModelHandler, RunInference
+
+from tnforge import hypotheses, schemas
+from tnforge.datasets import shard_name, split_shards, write_shard
+from tnforge.decode_units import DecodeUnit, decode_columns, decode_units, unit_batches, unit_rows
+from tnforge.filesystems import (
+    is_file,
+    join,
+    read_bytes,
+    remove,
+    remove_temporaries,
+    write_atomically,
+    write_text,
+)
+from tnforge.pipelines.writer import piece_digest
+
+#: The model side, imported by name inside the workers only.
+WORKER = "tnforge.trainers.inference_worker"
+#: Sentences normalized together (`trainers.normalize.CHUNK`: the single process's chunks).
+CHUNK = 512
+
+
+def worker() -> Any:
+    """The model side's module (`trainers/inference_worker.py`), imported on first use in this process."""
+    return importlib.import_module(WORKER)
+
+
+def load_reader(path: str, device: str, threads: int, beam_width: int, batch_size: int,
+                corpus_letters: bool = False) -> Any:
+    """The raw-text reader of a normalizer run (tagger, model, its grammar): the one place the Beam path gets it
+    (swap for `tnforge.Normalizer.load` when the library's reading layer lands)."""
+    from tnforge.grammars import adapter
+
+    grammar = None
+    if worker().uses_grammar(path):
+        reading_words, covered = adapter.reading_words()
+        grammar = (reading_words, covered, adapter.judge(True)[0])
+    return worker().load_normalizer(path, device, threads, grammar, beam_width, batch_size, corpus_letters)
+
+
+@dataclass(frozen=True)
+class DecodeSpec:
+    """What a worker needs to decode: the model and its constraints, and the decoding settings."""
+
+    model: str
+    device: str = "auto"
+    threads: int = 0
+    seq_de: str | None = None
+    voc_de: str | None = None
+    grammar_constraint: bool = False
+    weight: float = 5.0
+    beam: int = 4
+    top_k: int = 1
+
+
+def columns_of(records: Sequence[dict[str, Any]]) -> dict[str, list]:
+    """Records (one dict a row) as columns."""
+    return {name: [record[name] for record in records] for name in records[0]} if records else {}
+
+
+class DecodeHandler(ModelHandler):
+    """RunInference's handler for `decode`: an element is one decode batch (a list of example rows); the
+    prediction is its HYPOTHESES table."""
+
+    def __init__(self, spec: DecodeSpec) -> None:
+        super().__init__()
+        self.spec = spec
+
+    def load_model(self) -> Any:
+        grammar = None
+        if self.spec.grammar_constraint:
+            from tnforge.grammars import adapter
+
+            grammar = adapter.reading_words()
+        s = self.spec
+        return worker().load_decoder(s.model, s.device, s.threads, s.seq_de, s.voc_de, grammar, s.weight)
+
+    def run_inference(self, batch: Sequence[dict[str, Any]], model: Any,
+                      inference_args: dict[str, Any] | None = None) -> Iterable[pa.Table]:
+        return [worker().decode_batch_table(model, columns_of(batch), self.spec.beam, self.spec.top_k)]
+
+    def should_skip_batching(self) -> bool:
+        return True  # the elements are the batches (see the module's docstring)
+
+    def get_num_bytes(self, batch: Sequence[dict[str, Any]]) -> int:
+        return sum(len(str(record.get("input", ""))) for record in batch)
+
+    def get_metrics_namespace(self) -> str:
+        return "tnforge_decode"
+
+
+def batch_records(unit: DecodeUnit, columns: Sequence[str], split: str | None, batch_size: int,
+                  originals_only: bool) -> Iterator[list[dict[str, Any]]]:
+    """A unit's decode batches, each as a list of row records."""
+    for rows in unit_batches(unit_rows(unit, columns, split, originals_only), batch_size):
+        yield [dict(zip(rows, values, strict=True)) for values in zip(*rows.values(), strict=True)]
+
+
+def write_hypotheses_shard(out: str, count: int, element: tuple[int, Iterable[pa.Table | None]]) -> int:
+    """Write shard `element[0]` (of `count`) of a hypotheses folder from its pieces; its rows."""
+    shard, pieces = element
+    tables = sorted((p for p in pieces if p is not None), key=piece_digest)
+    table = pa.concat_tables(tables) if tables else schemas.HYPOTHESES.empty_table()
+    write_shard(table, join(out, shard_name(shard, count)), schemas.HYPOTHESES)
+    return table.num_rows
+
+
+def decode_pipeline(pipeline: beam.Pipeline, files: Sequence[object], out: str, spec: DecodeSpec,
+                    split: str | None, batch_size: int, copies: bool, shards: int) -> None:
+    """Add the decode job to `pipeline`: units → batches → RunInference → shards of `out`."""
+    columns = decode_columns(files)
+    units = decode_units(files)
+    tables = (pipeline | "Units" >> beam.Create(units) | "SpreadUnits" >> beam.Reshuffle()
+              | "Batches" >> beam.FlatMap(batch_records, columns, split, batch_size, not copies)
+              | "SpreadBatches" >> beam.Reshuffle()
+              | "Decode" >> RunInference(DecodeHandler(spec)))
+    pieces = tables | "ByShard" >> beam.FlatMap(lambda table: split_shards(table, shards).items())
+    every = pipeline | "EveryShard" >> beam.Create([(shard, None) for shard in range(shards)], reshuffle=False)
+    _ = ((pieces, every) | "WithEmptyShards" >> beam.Flatten() | "GroupShards" >> beam.GroupByKey()
+         | "WriteShards" >> beam.Map(lambda element: write_hypotheses_shard(out, shards, element)))
+
+
+def run(pipeline: beam.Pipeline, options: Any, cleanup: str) -> bool:
+    """Run `pipeline` to its end (False: a Dataflow dry run, nothing ran); temporaries under `cleanup` removed."""
+    from tnforge.pipelines.runner import is_dry_run, quiet_worker_errors
+    from tnforge.progress import quiet_library_logs
+
+    try:
+        with quiet_library_logs(), quiet_worker_errors():
+            result = pipeline.run()
+            if is_dry_run(options):
+                return False
+            result.wait_until_finish()
+    finally:
+        if not is_dry_run(options):
+            remove_temporaries(cleanup)
+    return True
+
+
+def decode_on_beam(files: Sequence[object], out: str, spec: DecodeSpec, pipeline_args: Sequence[str],
+                   split: str | None = None, batch_size: int = 64, copies: bool = False,
+                   rows_per_file: int = 1_000_000) -> dict[str, Any] | None:
+    """`tnforge decode … -- BEAM_OPTIONS`: the hypotheses of examples files into a new folder `out` (local or
+    gs://), the same bytes as `trainers.decoding.outputs.write_hypotheses`; its `_hypotheses.json` (None after
+    a dry run; nothing is written when there is nothing to decode)."""
+    from tnforge.decode_units import count_inputs
+    from tnforge.pipelines.runner import make_pipeline, pipeline_options
+
+    if out.endswith(".parquet"):
+        raise ValueError(f"{out}: on Beam, --out is a folder (its shards and _hypotheses.json), not one file")
+    hypotheses.refuse_existing(out)
+    options = pipeline_options(pipeline_args)
+    inputs = count_inputs(files, split, originals_only=not copies)
+    if not inputs:
+        return hypotheses.settings(split, spec.beam, spec.top_k, copies, 0) | {"rows": 0, "parts": []}
+    pipeline = make_pipeline(options)
+    decode_pipeline(pipeline, files, out, spec, split, batch_size, copies,
+                    hypotheses.shard_count(inputs, spec.top_k, rows_per_file))
+    if not run(pipeline, options, out):
+        return None
+    return hypotheses.write_marker(out, hypotheses.settings(split, spec.beam, spec.top_k, copies, inputs))
+
+
+def described(record: dict[str, Any] | None, out: str) -> str:
+    """The closing line of `decode` on Beam."""
+    if record is None:
+        return f"dry run: the decode job graph was built; nothing was decoded or written to {out}"
+    return (f"decoded {record['inputs']:,} inputs → {record['rows']:,} hypotheses in {len(record['parts'])} file(s) "
+            f"at {out} (beam {record['beam']}, top-k {record['top_k']}, on Beam; {hypotheses.MARKER} written last)")
+
+
+# --- normalize --file ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReaderSpec:
+    """What a worker needs to normalize: the normalizer run and the decoding settings."""
+
+    model: str
+    device: str = "auto"
+    threads: int = 0
+    beam: int = 4
+    batch_size: int = 64
+    corpus_letters: bool = False
+
+
+class NormalizeHandler(ModelHandler):
+    """RunInference's handler for `normalize --file`: an element is (chunk index, first line, lines); the
+    prediction is (chunk index, the chunk's spoken text and counts)."""
+
+    def __init__(self, spec: ReaderSpec) -> None:
+        super().__init__()
+        self.spec = spec
+
+    def load_model(self) -> Any:
+        s = self.spec
+        return load_reader(s.model, s.device, s.threads, s.beam, s.batch_size, s.corpus_letters)
+
+    def run_inference(self, batch: Sequence[tuple[int, int, list[str]]], model: Any,
+                      inference_args: dict[str, Any] | None = None) -> Iterable[tuple[int, dict[str, Any]]]:
+        index, first, texts = batch
+        return [(index, worker().normalize_chunk(model, first, texts))]
+
+    def should_skip_batching(self) -> bool:
+        return True
+
+    def get_num_bytes(self, batch: Any) -> int:
+        return sum(len(text) for text in batch[2])
+
+    def get_metrics_namespace(self) -> str:
+        return "tnforge_normalize"
+
+
+def line_chunks(source: str) -> Iterator[tuple[int, int, list[str]]]:
+    """(chunk index, its first line's number, its lines) of a text file, CHUNK lines a chunk."""
+    lines = worker().text_lines(read_bytes(source), source)
+    for index, start in enumerate(range(0, len(lines), CHUNK)):
+        yield index, start + 1, lines[start:start + CHUNK]
+
+
+def part_path(parts: str, index: int) -> str:
+    return join(parts, f"chunk-{index:06d}.json")
+
+
+def write_part(parts: str, element: tuple[int, dict[str, Any]]) -> None:
+    index, done = element
+    write_text(part_path(parts, index), json.dumps(done))
+
+
+def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Sequence[str]) -> dict[str, Any] | None:
+    """`tnforge normalize --file SOURCE --out OUT -- BEAM_OPTIONS`: the spoken sentences of a text file (local or
+    gs://) written to `out` atomically once every chunk is done, the same bytes as the single process; what
+    was counted (sentences, tokens, decoded, unlicensed, chunks), or None after a dry run."""
+    from tnforge.pipelines.runner import make_pipeline, pipeline_options
+
+    if source == "-" or out == "-":
+        raise ValueError("on Beam, --file and --out are files (local or gs://), not standard input or output")
+    if not is_file(source):
+        raise FileNotFoundError(f"{source}: no such file")
+    parts = out + ".parts"  # scratch: one part a chunk, removed once the output is written
+    remove(parts)
+    options = pipeline_options(pipeline_args)
+    pipeline = make_pipeline(options)
+    _ = (pipeline | "Source" >> beam.Create([source]) | "Chunks" >> beam.FlatMap(line_chunks)
+         | "Spread" >> beam.Reshuffle() | "Normalize" >> RunInference(NormalizeHandler(spec))
+         | "WriteParts" >> beam.Map(lambda element: write_part(parts, element)))
+    if not run(pipeline, options, parts):
+        return None
+    totals: dict[str, Any] = {"sentences": 0, "tokens": 0, "decoded": 0, "unlicensed": [], "chunks": 0}
+    with write_atomically(out) as handle:
+        index = 0
+        while is_file(part_path(parts, index)):
+            done = json.loads(read_bytes(part_path(parts, index)))
+            handle.write(done["text"].encode("utf-8"))
+            for name in ("sentences", "tokens", "decoded", "unlicensed"):
+                totals[name] += done[name]
+            index += 1
+        totals["chunks"] = index
+    remove(parts)
+    return totals
