@@ -50,16 +50,18 @@ def worker() -> Any:
 
 
 def load_reader(path: str, device: str, threads: int, beam_width: int, batch_size: int,
-                corpus_letters: bool = False) -> Any:
+                corpus_letters: bool = False, confidence: float | None = None, threshold: float | None = None) -> Any:
     """The raw-text reader of a normalizer run (tagger, model, its grammar): the one place the Beam path gets it
-    (swap for `tnforge.Normalizer.load` when the library's reading layer lands)."""
+    (swap for `tnforge.Normalizer.load` when the library's reading layer lands). A run that is no normalizer:
+    ValueError, one line."""
     from tnforge.grammars import adapter
 
     grammar = None
     if worker().uses_grammar(path):
         reading_words, covered = adapter.reading_words()
         grammar = (reading_words, covered, adapter.judge(True)[0])
-    return worker().load_normalizer(path, device, threads, grammar, beam_width, batch_size, corpus_letters)
+    return worker().load_normalizer(path, device, threads, grammar, beam_width, batch_size, corpus_letters,
+                                    confidence, threshold)
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,8 @@ class ReaderSpec:
     beam: int = 4
     batch_size: int = 64
     corpus_letters: bool = False
+    confidence: float | None = None  # None: the normalizer's
+    threshold: float | None = None  # None: the normalizer's
 
 
 class NormalizeHandler(ModelHandler):
@@ -218,7 +222,8 @@ class NormalizeHandler(ModelHandler):
 
     def load_model(self) -> Any:
         s = self.spec
-        return load_reader(s.model, s.device, s.threads, s.beam, s.batch_size, s.corpus_letters)
+        return load_reader(s.model, s.device, s.threads, s.beam, s.batch_size, s.corpus_letters, s.confidence,
+                           s.threshold)
 
     def run_inference(self, batch: Sequence[tuple[int, int, list[str]]], model: Any,
                       inference_args: dict[str, Any] | None = None) -> Iterable[tuple[int, dict[str, Any]]]:
@@ -254,13 +259,19 @@ def write_part(parts: str, element: tuple[int, dict[str, Any]]) -> None:
 def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Sequence[str]) -> dict[str, Any] | None:
     """`tnforge normalize --file SOURCE --out OUT -- BEAM_OPTIONS`: the spoken sentences of a text file (local or
     gs://) written to `out` atomically once every chunk is done, the same bytes as the single process; what
-    was counted (sentences, tokens, decoded, unlicensed, chunks), or None after a dry run."""
+    was counted (sentences, tokens, decoded, unlicensed, chunks, checked, seconds), or None after a dry run."""
+    import time
+
     from tnforge.pipelines.runner import make_pipeline, pipeline_options
 
+    started = time.monotonic()
     if source == "-" or out == "-":
-        raise ValueError("on Beam, --file and --out are files (local or gs://), not standard input or output")
+        raise ValueError("on Beam (options after --), --file and --out are files (local or gs://), not standard "
+                         "input or output")
     if not is_file(source):
         raise FileNotFoundError(f"{source}: no such file")
+    if not is_file(join(spec.model, "normalizer.json")):
+        raise ValueError(f"{spec.model}: on Beam, --model is a normalizer run (`tnforge normalizer assemble`)")
     parts = out + ".parts"  # scratch: one part a chunk, removed once the output is written
     remove(parts)
     options = pipeline_options(pipeline_args)
@@ -270,7 +281,8 @@ def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Se
          | "WriteParts" >> beam.Map(lambda element: write_part(parts, element)))
     if not run(pipeline, options, parts):
         return None
-    totals: dict[str, Any] = {"sentences": 0, "tokens": 0, "decoded": 0, "unlicensed": [], "chunks": 0}
+    totals: dict[str, Any] = {"sentences": 0, "tokens": 0, "decoded": 0, "unlicensed": [], "chunks": 0,
+                              "checked": True}
     with write_atomically(out) as handle:
         index = 0
         while is_file(part_path(parts, index)):
@@ -278,7 +290,8 @@ def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Se
             handle.write(done["text"].encode("utf-8"))
             for name in ("sentences", "tokens", "decoded", "unlicensed"):
                 totals[name] += done[name]
+            totals["checked"] = totals["checked"] and done["checked"]
             index += 1
         totals["chunks"] = index
     remove(parts)
-    return totals
+    return {**totals, "seconds": time.monotonic() - started}

@@ -49,9 +49,11 @@ def decode_batch_table(model: Decoder, rows: dict[str, list], beam: int, top_k: 
 
 
 def load_normalizer(model: str, device: str, threads: int, grammar: tuple[Any, frozenset[str], Any] | None,
-                    beam: int, batch_size: int, corpus_letters: bool) -> Any:
+                    beam: int, batch_size: int, corpus_letters: bool, confidence: float | None = None,
+                    threshold: float | None = None) -> Any:
     """A `trainers.normalize.Normalizer` of an assembled normalizer run (`tnforge normalizer assemble`), with its
-    grammar's (reading_words, covered, judge) when the run was assembled with one."""
+    grammar's (reading_words, covered, judge) when the run was assembled with one; `confidence` and `threshold`
+    override the run's (None: keep them)."""
     import torch
 
     from tnforge.trainers.decoding.constraint_sets import build_constraint
@@ -64,8 +66,9 @@ def load_normalizer(model: str, device: str, threads: int, grammar: tuple[Any, f
     parts = open_normalizer(model, resolve_device(device))
     reading_words, covered, judge = grammar if grammar is not None else (None, frozenset(), None)
     constraint, _note = build_constraint(parts.loaded, reading_words=reading_words, covered=covered)
-    return Normalizer(parts.loaded, parts.tagger, constraint, beam, batch_size, parts.threshold, reading_words,
-                      corpus_letters=corpus_letters, confidence=parts.confidence, judge=judge)
+    return Normalizer(parts.loaded, parts.tagger, constraint, beam, batch_size,
+                      parts.threshold if threshold is None else threshold, reading_words, corpus_letters=corpus_letters,
+                      confidence=parts.confidence if confidence is None else confidence, judge=judge)
 
 
 def uses_grammar(model: str) -> bool:
@@ -85,7 +88,19 @@ def normalize_chunk(normalizer: Any, first_line: int, texts: list[str]) -> dict[
     return {"text": "".join(normalizer.text(reading) + "\n" for reading in readings),
             "sentences": len(readings), "tokens": sum(len(r.tokens) for r in readings),
             "decoded": sum(sum(r.decoded) for r in readings),
-            "unlicensed": [[first_line + s, *rest] for s, *rest in normalizer.unlicensed(readings)]}
+            "unlicensed": [[first_line + s, *rest] for s, *rest in normalizer.unlicensed(readings)],
+            "checked": normalizer.judge is not None}
+
+
+def normalized(totals: dict[str, Any] | None) -> Any:
+    """`normalize_on_beam`'s counts as the single process's `trainers.normalize.Normalized` (for its summary);
+    a dry run (None): nothing normalized."""
+    from tnforge.trainers.normalize import Normalized
+
+    if totals is None:
+        return Normalized(0, 0, 0, 0.0)
+    return Normalized(totals["sentences"], totals["tokens"], totals["decoded"], totals["seconds"],
+                      tuple(tuple(row) for row in totals["unlicensed"]), not totals["checked"])
 
 
 def text_lines(data: bytes, name: str) -> list[str]:

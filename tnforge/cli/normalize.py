@@ -8,7 +8,7 @@ from tnforge.cli import common
 from tnforge.trainers.decoding.defaults import CONFIDENCE, THRESHOLD
 
 
-@common.command(interrupted=lambda o: "interrupted; " + (f"nothing was written to {o['out']}" if o["source"] and o["out"] != "-"
+@common.command(cls=common.PassThroughCommand, interrupted=lambda o: "interrupted; " + (f"nothing was written to {o['out']}" if o["source"] and o["out"] != "-"
                                                        else "the sentences answered before it are complete"))
 @click.option("--model", "-m", required=True, type=click.Path(exists=True),
               help="Normalizer run directory (`tnforge normalizer assemble`), or a decoder model run with --tagger "
@@ -54,6 +54,7 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
       tnforge normalize --model runs/normalizer "Train 540 leaves at 4:45"
       tnforge normalize --model runs/normalizer --file in.txt --out out.txt --fail-on-unrecoverable
       cat in.txt | tnforge normalize -m runs/normalizer -f - > out.txt
+      tnforge normalize -m runs/normalizer -f in.txt -o out.txt -- --runner DirectRunner --direct_num_workers 2
       tnforge normalize --model runs/s2s --tagger runs/tagger --grammar-constraint "It costs $20."
     """
     from tnforge.progress import progress_bar
@@ -66,6 +67,14 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
         raise click.UsageError("--out goes with --file (TEXT is answered on standard output)")
     if grammar_constraint and not tagger:
         raise click.UsageError("--grammar-constraint needs --tagger: the grammar is chosen by each token's class")
+    if (pipeline_args := common.pipeline_args()) is not None:  # a Beam pipeline (RunInference) reads the file
+        from tnforge.pipelines.inference import ReaderSpec, normalize_on_beam
+        from tnforge.trainers.inference_worker import normalized
+
+        spec = ReaderSpec(model, device, threads, beam, batch_size, corpus_letters, confidence, threshold)
+        done = normalized(normalize_on_beam(source or "-", out, spec, pipeline_args))
+        click.echo(done.describe(out), err=True)
+        raise SystemExit(1 if fail_on_unrecoverable and (done.unchecked or done.unlicensed) else 0)
     from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import build_constraint
 
