@@ -195,6 +195,36 @@ def described(record: dict[str, Any] | None, out: str) -> str:
             f"at {out} (beam {record['beam']}, top-k {record['top_k']}, on Beam; {hypotheses.MARKER} written last)")
 
 
+def best_readings_on_beam(files: Sequence[object], spec: DecodeSpec, pipeline_args: Sequence[str],
+                          split: str | None, batch_size: int) -> dict[int, str]:
+    """The decoding half of `tnforge evaluate … -- BEAM_OPTIONS`: key → best reading of every original example
+    (none: no reading), decoded on Beam into a scratch folder (under `--temp_location` when given, for workers
+    elsewhere; else a local temporary folder) that is removed after."""
+    import tempfile
+    import uuid
+    from dataclasses import replace
+
+    from apache_beam.options.pipeline_options import GoogleCloudOptions, PipelineOptions
+
+    from tnforge.filesystems import read_parquet
+
+    if "key" not in decode_columns(files):
+        raise ValueError(f"{files[0]}: no 'key' column: evaluating on Beam needs the examples' keys")
+    temp = PipelineOptions(list(pipeline_args)).view_as(GoogleCloudOptions).temp_location
+    scratch = join(temp, f"tnforge-evaluate-{uuid.uuid4().hex[:12]}") if temp else tempfile.mkdtemp(
+        prefix="tnforge-evaluate-")
+    try:
+        remove(scratch)  # a local temporary folder: decode_on_beam writes only into a new one
+        decode_on_beam(files, scratch, replace(spec, top_k=1), pipeline_args, split, batch_size)
+        readings: dict[int, str] = {}
+        for part in hypotheses.complete_parts(scratch) if is_file(join(scratch, hypotheses.MARKER)) else []:
+            table = read_parquet(part, columns=["key", "rank", "hypothesis"])
+            readings.update(zip(table.column("key").to_pylist(), table.column("hypothesis").to_pylist(), strict=True))
+        return readings
+    finally:
+        remove(scratch)
+
+
 # --- normalize --file ------------------------------------------------------------------------------------------
 
 

@@ -130,3 +130,16 @@ def test_decode_on_the_portable_runner_and_on_a_bucket_writes_the_same_bytes(mod
     for name in names:
         local = tmp_path / "one" / name.removeprefix("hyps/")
         assert gcs.read(f"{bucket}/{name}") == local.read_bytes()
+
+
+def test_evaluate_decodes_on_beam_to_the_same_report(model_and_data, tmp_path):
+    model, data = model_and_data
+    reports = {}
+    for name, beam_args in (("one", []), ("two_workers", MULTI)):
+        args = ["evaluate", "--model", str(model), "--data", str(data), "--split", "dev", "--no-grammar", "--threads",
+                "1", "--device", "cpu", "--batch-size", "16", "--report", str(tmp_path / name)]
+        result = CliRunner().invoke(cli, [*args, *(["--", *beam_args] if beam_args else [])])
+        assert result.exit_code == 0, result.output
+        reports[name] = (tmp_path / name / "report.json").read_bytes()
+    assert reports["two_workers"] == reports["one"]
+    assert json.loads(reports["one"])["tokens"]["count"] == sum(len(s) for s in SENTENCES)

@@ -48,12 +48,10 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
             raise click.UsageError("--raw decodes in one process: drop the Beam options after --")
         from tnforge.decode_units import example_files
         from tnforge.pipelines.inference import DecodeSpec, decode_on_beam, described
-
         spec = DecodeSpec(model, device, threads, seq_de, voc_de, grammar_constraint, weight, beam, top_k)
         click.echo(described(decode_on_beam(example_files(data, split), out, spec, pipeline_args, split, batch_size,
                                             copies, rows_per_file), out))
         return
-
     if raw:
         from tnforge.trainers.normalize import Normalizer, write_raw_hypotheses
 

@@ -8,7 +8,7 @@ from tnforge.cli import common
 from tnforge.trainers.decoding.defaults import THRESHOLD
 
 
-@common.command(interrupted=common.nothing_written("report", "the report"))
+@common.command(cls=common.PassThroughCommand, interrupted=common.nothing_written("report", "the report"))
 @common.model_and_data
 @click.option("--split", default="dev", help="Split to evaluate.")
 @click.option("--report", "-r", default=None, type=common.output_folder,
@@ -75,7 +75,14 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     loaded, files = common.load_model(model, device, threads, data, split)
     reading_words, covered = common.grammar_words(grammar_constraint)
     constraint, constraint_note = build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)
-    result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, common.token_progress)
+    if (pipeline_args := common.pipeline_args()) is not None:  # the decoding half on Beam (RunInference)
+        from tnforge.pipelines.inference import DecodeSpec, best_readings_on_beam
+        from tnforge.trainers.decoding.outputs import evaluate_readings
+        spec = DecodeSpec(model, device, threads, seq_de, voc_de, grammar_constraint, weight, beam)
+        result = evaluate_readings(files, split, best_readings_on_beam(files, spec, pipeline_args, split, batch_size),
+                                   judge)
+    else:
+        result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, common.token_progress)
     title = f"Evaluation of {loaded.path} on {data} ({split}; {constraint_note})"
     click.echo(summary(result, title, note))
     if report:

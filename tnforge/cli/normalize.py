@@ -70,7 +70,6 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
     if (pipeline_args := common.pipeline_args()) is not None:  # a Beam pipeline (RunInference) reads the file
         from tnforge.pipelines.inference import ReaderSpec, normalize_on_beam
         from tnforge.trainers.inference_worker import normalized
-
         spec = ReaderSpec(model, device, threads, beam, batch_size, corpus_letters, confidence, threshold)
         done = normalized(normalize_on_beam(source or "-", out, spec, pipeline_args))
         click.echo(done.describe(out), err=True)

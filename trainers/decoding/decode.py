@@ -108,21 +108,18 @@ def decode_files(
 ) -> Iterator[DecodedBatch]:
     """Decode every row of examples files; yields (rows, ranked hypotheses, constraint counts) per batch.
 
-    With `originals_only`, up-sampling copies (copy > 0) are skipped.
+    The batches are `tnforge.decode_units`' (as on Beam: `tnforge.pipelines.inference`). With `originals_only`,
+    up-sampling copies (copy > 0) are skipped.
     """
+    from tnforge.decode_units import batches_of
+
     columns = example_columns(files)
-    for batch in loaded.batches(files, batch_size, columns, split):
-        if originals_only and "copy" in batch.rows:
-            keep = [i for i, c in enumerate(batch.rows["copy"]) if c == 0]
-            if not keep:
-                continue
-            if len(keep) < len(batch):
-                rows = {name: [values[i] for i in keep] for name, values in batch.rows.items()}
-                batch = loaded.batch(rows)
-        ranked, counts = decode_batch(loaded, batch, beam=beam, top_k=top_k, constraint=constraint)
+    loaded.batches(files, batch_size, columns, split)  # a family that reads no examples files refuses them here
+    for rows in batches_of(files, columns, split, batch_size, originals_only):
+        ranked, counts = decode_batch(loaded, loaded.batch(rows), beam=beam, top_k=top_k, constraint=constraint)
         if on_batch:
-            on_batch(len(batch))
-        yield DecodedBatch(batch.rows, ranked, counts)
+            on_batch(len(rows["input"]))
+        yield DecodedBatch(rows, ranked, counts)
 
 
 def hypotheses_table(rows: dict[str, list], ranked: Sequence[Ranked]) -> pa.Table:

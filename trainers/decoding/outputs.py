@@ -79,6 +79,22 @@ def evaluate_decoding(loaded: DecodableModel, files: Sequence[Path], split: str 
     return evaluate(predictions, batch_judge=judge)
 
 
+def evaluate_readings(files: Sequence[Path], split: str | None, readings: dict[int, str],
+                      judge: BatchJudge | None = None) -> dict[str, Any]:
+    """`evaluate_decoding` of readings decoded elsewhere (key → best reading; on Beam:
+    `tnforge.pipelines.inference.best_readings_on_beam`), the predictions in the order one process makes them."""
+    from tnforge.decode_units import batches_of
+    from tnforge.trainers.decoding.decode import example_columns
+    from tnforge.trainers.evaluation.accuracy import evaluate, predictions_from_rows
+
+    predictions: Predictions = []
+    for rows in batches_of(files, example_columns(files), split, BATCH_SIZE, originals_only=True):
+        if "after" not in rows:
+            raise ValueError("the examples have no 'after' column: nothing to compare with")
+        predictions += predictions_from_rows(rows, [readings.get(key, "") for key in rows["key"]])
+    return evaluate(predictions, batch_judge=judge)
+
+
 def nothing_to_evaluate(files: Sequence[Path], split: str | None) -> str:
     """The one line for a split without examples (a build with `--split none` has only train)."""
     where = f"{Path(str(files[0])).parent}: " if files else ""
