@@ -170,12 +170,13 @@ def decode_on_beam(files: Sequence[object], out: str, spec: DecodeSpec, pipeline
     gs://), the same bytes as `trainers.decoding.outputs.write_hypotheses`; its `_hypotheses.json` (None after
     a dry run; nothing is written when there is nothing to decode)."""
     from tnforge.decode_units import count_inputs
-    from tnforge.pipelines.runner import make_pipeline, pipeline_options
+    from tnforge.pipelines.runner import is_dry_run, make_pipeline, pipeline_options
 
     if out.endswith(".parquet"):
         raise ValueError(f"{out}: on Beam, --out is a folder (its shards and _hypotheses.json), not one file")
-    hypotheses.refuse_existing(out)
     options = pipeline_options(pipeline_args)
+    if not is_dry_run(options):  # a dry run touches no output (its bucket may not exist offline)
+        hypotheses.refuse_existing(out)
     inputs = count_inputs(files, split, originals_only=not copies)
     if not inputs:
         return hypotheses.settings(split, spec.beam, spec.top_k, copies, 0) | {"rows": 0, "parts": []}

@@ -143,3 +143,15 @@ def test_evaluate_decodes_on_beam_to_the_same_report(model_and_data, tmp_path):
         reports[name] = (tmp_path / name / "report.json").read_bytes()
     assert reports["two_workers"] == reports["one"]
     assert json.loads(reports["one"])["tokens"]["count"] == sum(len(s) for s in SENTENCES)
+
+
+def test_a_dataflow_dry_run_builds_the_decode_job_graph_offline(model_and_data):
+    pytest.importorskip("apache_beam.runners.dataflow.dataflow_runner")
+    pytest.importorskip("build")
+    model, data = model_and_data
+    said = decode(model, data, "gs://tnforge-test/hyps", "--runner=DataflowRunner", "--project=tnforge-test",
+                  "--region=us-central1", "--temp_location=gs://tnforge-test/tmp", "--machine_type=g2-standard-4",
+                  "--dataflow_service_options=worker_accelerator=type:nvidia-l4;count:1;install-nvidia-driver",
+                  "--dry_run=True")
+    assert said.strip().splitlines()[-1] == ("dry run: the decode job graph was built; nothing was decoded or "
+                                             "written to gs://tnforge-test/hyps")
