@@ -28,14 +28,42 @@ Retrain = Callable[[int], Path]
 Evaluate = Callable[[int, Path], dict[str, Any]]
 
 
+#: A finished round's record in its folder (`work`/round-N/), written last: the loop resumes after it.
+ROUND_RECORD = "round.json"
+
+
+def finished_round(work: Path | None, round_index: int, settings: dict[str, Any]) -> dict[str, Any] | None:
+    """The row of round `round_index` when an earlier run of the same settings finished it in `work`; a record
+    of other settings is refused (ValueError, one line)."""
+    path = None if work is None else work / f"round-{round_index}" / ROUND_RECORD
+    if path is None or not path.is_file():
+        return None
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if record.get("settings") != settings:
+        raise ValueError(f"{work}: holds rounds of a loop with other settings ({path}): use a new --out")
+    return record["row"]
+
+
 def adversarial_loop(rounds: int, decode_topk: DecodeTopK, regenerate: Regenerate, retrain: Retrain,
-                     evaluate: Evaluate, on_round: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Run `rounds` rounds; returns one row per round (its figures plus the seconds of each step)."""
+                     evaluate: Evaluate, on_round: Callable[[dict[str, Any]], None] | None = None,
+                     work: Path | None = None, settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Run `rounds` rounds; returns one row per round (its figures plus the seconds of each step). With `work`,
+    each finished round's row is recorded in `work`/round-N/round.json (last), and the rounds an earlier run
+    of the same `settings` finished there are taken from their records, not run again (a loop interrupted
+    between rounds resumes)."""
+    from tnforge.filesystems import write_text
+
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
     rows: list[dict[str, Any]] = []
     previous: Path | None = None
     for round_index in range(1, rounds + 1):
+        if (row := finished_round(work, round_index, settings or {})) is not None:
+            rows.append(row)
+            if on_round is not None:
+                on_round(row)
+            previous = Path(row["filter"])
+            continue
         timings: dict[str, float] = {}
         started = time.monotonic()
         hypotheses = decode_topk(round_index, previous)
@@ -51,6 +79,9 @@ def adversarial_loop(rounds: int, decode_topk: DecodeTopK, regenerate: Regenerat
         timings["evaluate_s"] = time.monotonic() - started
         row = {"round": round_index, "filter": str(run), "hypotheses": str(hypotheses), **figures, **timings}
         rows.append(row)
+        if work is not None:
+            write_text(work / f"round-{round_index}" / ROUND_RECORD,
+                       json.dumps({"settings": settings or {}, "row": row}, indent=2, default=str) + "\n")
         if on_round is not None:
             on_round(row)
         previous = run
@@ -173,7 +204,8 @@ def run_loop(loaded: DecodableModel, source: Path | str, work: Path | str, regen
              config: LoopConfig, judge: BatchJudge | None = None, progress: Progress | None = None,
              on_round: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """The loop on a built dataset `source` (left untouched): pairs are regenerated in `work`/data, each
-    round's hypotheses and filter go to `work`/round-N/. Returns one row per round."""
+    round's hypotheses and filter go to `work`/round-N/, its row to round-N/round.json last; run again on the
+    same `work`, the loop resumes after the last finished round. Returns one row per round."""
     from tnforge.datasets import dataset_files
     from tnforge.filesystems import is_remote
     from tnforge.manifest import build_config, require_dataset
@@ -198,4 +230,12 @@ def run_loop(loaded: DecodableModel, source: Path | str, work: Path | str, regen
         lambda r, hypotheses: regenerate(dataset, REGENERATED_KINDS, config.ratio, hypotheses, seed),
         lambda r: retrain_filter(dataset, Path(work) / f"round-{r}" / "voc-de", str(loaded.device), config.epochs),
         lambda r, run: evaluate_filter(loaded, eval_files, run, config, judge, progress, f"round {r}", total),
-        on_round=on_round)
+        on_round=on_round, work=Path(work), settings=loop_settings(loaded, source, config))
+
+
+def loop_settings(loaded: DecodableModel, source: Path | str, config: LoopConfig) -> dict[str, Any]:
+    """What a resumed loop must share with the run whose rounds it takes over."""
+    from dataclasses import asdict
+
+    return {"model": str(Path(loaded.path).resolve()), "data": str(Path(source).resolve()),
+            **{k: v for k, v in asdict(config).items() if k != "rounds"}}

@@ -29,6 +29,40 @@ def test_rounds_chain_each_filter_into_the_next_decode(tmp_path):
         adversarial_loop(0, decode_topk, print, print, print)
 
 
+class Stopped(Exception):
+    """An interruption inside a round."""
+
+
+def test_a_loop_interrupted_between_rounds_resumes_after_its_last_finished_round(tmp_path):
+    calls: list[tuple] = []
+    interrupted: list[int] = []
+
+    def retrain(r: int) -> Path:
+        calls.append(("retrain", r))
+        if r == 2 and not interrupted:
+            interrupted.append(r)
+            raise Stopped  # as Ctrl-C (or a crash) in round 2: round 1 is finished and recorded
+        return tmp_path / f"f{r}"
+
+    def decode_topk(r: int, previous: Path | None) -> Path:
+        calls.append(("decode", r, previous))
+        return tmp_path / f"h{r}"
+
+    steps = (decode_topk, lambda r, h: None, retrain, lambda r, run: {"errors": 3 - r})
+    with pytest.raises(Stopped):
+        adversarial_loop(3, *steps, work=tmp_path, settings={"lambda": 5})
+    assert (tmp_path / "round-1" / "round.json").is_file() and not (tmp_path / "round-2" / "round.json").exists()
+    calls.clear()
+    seen: list[int] = []
+    rows = adversarial_loop(3, *steps, on_round=lambda row: seen.append(row["round"]), work=tmp_path,
+                            settings={"lambda": 5})
+    # Round 1 comes from its record; round 2 starts again, from round 1's filter.
+    assert calls[0] == ("decode", 2, tmp_path / "f1") and ("decode", 1, None) not in calls
+    assert [row["round"] for row in rows] == seen == [1, 2, 3] and [row["errors"] for row in rows] == [2, 1, 0]
+    with pytest.raises(ValueError, match="holds rounds of a loop with other settings"):
+        adversarial_loop(3, *steps, work=tmp_path, settings={"lambda": 1})
+
+
 def test_loop_dataset_links_the_source_and_copies_its_manifest(tmp_path):
     source = tmp_path / "source"
     for name in ("examples", "positive_pairs"):
