@@ -86,7 +86,7 @@ def columns_of(records: Sequence[dict[str, Any]]) -> dict[str, list]:
 
 class DecodeHandler(ModelHandler):
     """RunInference's handler for `decode`: an element is one decode batch (a list of example rows); the
-    prediction is its HYPOTHESES table."""
+    prediction is (its HYPOTHESES table, its number of inputs)."""
 
     def __init__(self, spec: DecodeSpec) -> None:
         super().__init__()
@@ -103,7 +103,8 @@ class DecodeHandler(ModelHandler):
 
     def run_inference(self, batch: Sequence[dict[str, Any]], model: Any,
                       inference_args: dict[str, Any] | None = None) -> Iterable[pa.Table]:
-        return [worker().decode_batch_table(model, columns_of(batch), self.spec.beam, self.spec.top_k)]
+        table = worker().decode_batch_table(model, columns_of(batch), self.spec.beam, self.spec.top_k)
+        return [(table, len(batch))]
 
     def should_skip_batching(self) -> bool:
         return True  # the elements are the batches (see the module's docstring)
@@ -131,19 +132,30 @@ def write_hypotheses_shard(out: str, count: int, element: tuple[int, Iterable[pa
     return table.num_rows
 
 
+#: The decode job's count of inputs, beside its shards until the launcher reads it (hidden: no reader lists it).
+COUNT = ".inputs-decoded"
+
+
+def write_count(out: str, inputs: int) -> None:
+    write_text(join(out, COUNT), str(inputs))
+
+
 def decode_pipeline(pipeline: beam.Pipeline, files: Sequence[object], out: str, spec: DecodeSpec,
                     split: str | None, batch_size: int, copies: bool, shards: int) -> None:
-    """Add the decode job to `pipeline`: units → batches → RunInference → shards of `out`."""
+    """Add the decode job to `pipeline`: units → batches → RunInference → shards of `out` (and the count of
+    inputs decoded, in `out`/.inputs-decoded)."""
     columns = decode_columns(files)
     units = decode_units(files)
-    tables = (pipeline | "Units" >> beam.Create(units) | "SpreadUnits" >> beam.Reshuffle()
-              | "Batches" >> beam.FlatMap(batch_records, columns, split, batch_size, not copies)
-              | "SpreadBatches" >> beam.Reshuffle()
-              | "Decode" >> RunInference(DecodeHandler(spec)))
-    pieces = tables | "ByShard" >> beam.FlatMap(lambda table: split_shards(table, shards).items())
+    decoded = (pipeline | "Units" >> beam.Create(units) | "SpreadUnits" >> beam.Reshuffle()
+               | "Batches" >> beam.FlatMap(batch_records, columns, split, batch_size, not copies)
+               | "SpreadBatches" >> beam.Reshuffle()
+               | "Decode" >> RunInference(DecodeHandler(spec)))
+    pieces = decoded | "ByShard" >> beam.FlatMap(lambda done: split_shards(done[0], shards).items())
     every = pipeline | "EveryShard" >> beam.Create([(shard, None) for shard in range(shards)], reshuffle=False)
     _ = ((pieces, every) | "WithEmptyShards" >> beam.Flatten() | "GroupShards" >> beam.GroupByKey()
          | "WriteShards" >> beam.Map(lambda element: write_hypotheses_shard(out, shards, element)))
+    _ = (decoded | "Inputs" >> beam.Map(lambda done: done[1]) | "CountInputs" >> beam.CombineGlobally(sum)
+         | "WriteCount" >> beam.Map(lambda inputs: write_count(out, inputs)))
 
 
 def run(pipeline: beam.Pipeline, options: Any, cleanup: str) -> bool:
@@ -169,7 +181,7 @@ def decode_on_beam(files: Sequence[object], out: str, spec: DecodeSpec, pipeline
     """`tnforge decode … -- BEAM_OPTIONS`: the hypotheses of examples files into a new folder `out` (local or
     gs://), the same bytes as `trainers.decoding.outputs.write_hypotheses`; its `_hypotheses.json` (None after
     a dry run; nothing is written when there is nothing to decode)."""
-    from tnforge.decode_units import count_inputs
+    from tnforge.decode_units import row_bound
     from tnforge.pipelines.runner import is_dry_run, make_pipeline, pipeline_options
 
     if out.endswith(".parquet"):
@@ -177,14 +189,16 @@ def decode_on_beam(files: Sequence[object], out: str, spec: DecodeSpec, pipeline
     options = pipeline_options(pipeline_args)
     if not is_dry_run(options):  # a dry run touches no output (its bucket may not exist offline)
         hypotheses.refuse_existing(out)
-    inputs = count_inputs(files, split, originals_only=not copies)
-    if not inputs:
-        return hypotheses.settings(split, spec.beam, spec.top_k, copies, 0) | {"rows": 0, "parts": []}
     pipeline = make_pipeline(options)
     decode_pipeline(pipeline, files, out, spec, split, batch_size, copies,
-                    hypotheses.shard_count(inputs, spec.top_k, rows_per_file))
+                    hypotheses.shard_count(row_bound(files), spec.top_k, rows_per_file))
     if not run(pipeline, options, out):
         return None
+    inputs = int(read_bytes(join(out, COUNT)))
+    remove(join(out, COUNT))
+    if not inputs:  # nothing to decode: nothing written, as in one process
+        remove(out)
+        return hypotheses.settings(split, spec.beam, spec.top_k, copies, 0) | {"rows": 0, "parts": []}
     return hypotheses.write_marker(out, hypotheses.settings(split, spec.beam, spec.top_k, copies, inputs))
 
 

@@ -109,6 +109,14 @@ def batches_of(files: Sequence[object], columns: Sequence[str], split: str | Non
         yield from unit_batches(unit_rows(unit, columns, split, originals_only), batch_size)
 
 
+def row_bound(files: Sequence[object]) -> int:
+    """Rows of the files, from their footers (no scan): at least the inputs `batches_of` decodes; what the shard
+    count of their hypotheses is sized by, the same in one process and on Beam."""
+    from tnforge.filesystems import parquet_file
+
+    return sum(parquet_file(file).metadata.num_rows for file in files)
+
+
 def count_inputs(files: Sequence[object], split: str | None, originals_only: bool) -> int:
     """Rows `batches_of` decodes."""
     return sum(len(unit_rows(unit, ["input"], split, originals_only)["input"]) for unit in decode_units(files))

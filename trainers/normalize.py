@@ -243,8 +243,8 @@ def normalize_file(normalizer: Normalizer, source: str, out: str, progress: Call
 
 def write_raw_hypotheses(normalizer: Normalizer, source: str, out: str) -> Any:
     """`tnforge decode --raw`: the top-k hypotheses (`normalizer.top_k`) of every token of a text file's
-    sentences (one a line) as `hypotheses` rows in one Parquet file (`out`, or `out/part-00000.parquet` when
-    it does not end in .parquet). key: stable hash of (file name, line, token index); class: the class the
+    sentences (one a line) as `hypotheses` rows in one Parquet file (`out`, or a new hypotheses folder, as
+    `decode` writes one, when it does not end in .parquet). key: stable hash of (file name, line, token index); class: the class the
     token was read with; gold: none; a token read as written has that one reading, at score 0."""
     import time
 
@@ -257,6 +257,10 @@ def write_raw_hypotheses(normalizer: Normalizer, source: str, out: str) -> Any:
     from tnforge.windows import window_input
 
     check_paths(source, STDIO)
+    if not out.endswith(".parquet"):
+        from tnforge.hypotheses import refuse_existing
+
+        refuse_existing(out)
     started = time.monotonic()
     rows: dict[str, list] = {name: [] for name in schemas.HYPOTHESES.names}
     name, line, tokens = os.path.basename(source), 0, 0
@@ -272,6 +276,12 @@ def write_raw_hypotheses(normalizer: Normalizer, source: str, out: str) -> Any:
                                               ("gold", None), ("rank", rank), ("hypothesis", text),
                                               ("score", float(score))):
                             rows[column].append(value)
-    path = out if out.endswith(".parquet") else os.path.join(out, "part-00000.parquet")
-    write_shard(pa.Table.from_pydict(rows, schema=schemas.HYPOTHESES), path, schemas.HYPOTHESES)
+    if out.endswith(".parquet"):
+        write_shard(pa.Table.from_pydict(rows, schema=schemas.HYPOTHESES), out, schemas.HYPOTHESES)
+    else:  # a hypotheses folder as `decode` writes it: one shard, committed by its _hypotheses.json last
+        from tnforge import hypotheses
+        from tnforge.datasets import write_sharded
+
+        write_sharded(pa.Table.from_pydict(rows, schema=schemas.HYPOTHESES), out, schemas.HYPOTHESES)
+        hypotheses.write_marker(out, hypotheses.settings(None, normalizer.beam, normalizer.top_k, False, tokens))
     return HypothesesWritten(tokens, len(rows["key"]), 1, time.monotonic() - started)

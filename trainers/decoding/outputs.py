@@ -156,7 +156,7 @@ def write_hypotheses(loaded: DecodableModel, files: Sequence[Path], out: str | o
 
     from tnforge import hypotheses, schemas
     from tnforge.datasets import write_shard, write_sharded
-    from tnforge.decode_units import batches_of, count_inputs
+    from tnforge.decode_units import batches_of, count_inputs, row_bound
     from tnforge.trainers.decoding.decode import decode_rows, example_columns
 
     out = str(out)
@@ -186,7 +186,7 @@ def write_hypotheses(loaded: DecodableModel, files: Sequence[Path], out: str | o
             write_shard(table, out, schemas.HYPOTHESES)
             parts = 1
         else:
-            parts = hypotheses.shard_count(total, top_k, rows_per_file)
+            parts = hypotheses.shard_count(row_bound(files), top_k, rows_per_file)
             write_sharded(table, out, schemas.HYPOTHESES, parts)
             hypotheses.write_marker(out, hypotheses.settings(split, beam, top_k, copies, total))
     return HypothesesWritten(total, table.num_rows, parts, time.monotonic() - started)
