@@ -105,6 +105,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/tnforge-bench-inference"))
     parser.add_argument("--split", default="train")
     parser.add_argument("--small-split", default="dev", help="a small split: its run measures the fixed cost")
+    parser.add_argument("--repeats", type=int, default=2, help="runs of each configuration (the fastest is kept)")
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=64)
@@ -118,25 +119,31 @@ def main() -> None:
     configs = [("one process, 1 thread", []), ("Beam in-process runner (FnApiRunner)", ["--", "--runner", "FnApiRunner"]),
                ("Beam, 1 worker process", ["--", *MULTI, "1"]), ("Beam, 2 worker processes", ["--", *MULTI, "2"])]
     load_before = os.getloadavg()[0]
+    measured: dict[tuple[int, str], tuple] = {}
+    for _repeat in range(args.repeats):  # round-robin, the fastest of each kept: the machine's load varies
+        for index, (_name, beam_args) in enumerate(configs):
+            for split in (args.small_split, args.split):  # the small split measures the fixed cost (start-up)
+                out = args.work / f"hyps-{index}-{split}"
+                subprocess.run(["rm", "-rf", str(out)], check=True)
+                seconds, root, peaks = timed([*base, "--split", split, "--out", str(out), *beam_args])
+                inputs = json.loads((out / "_hypotheses.json").read_text())["inputs"]
+                # Beam's worker processes (small helper processes, under 50 MiB, left out).
+                workers = sorted((kib / 1024 for pid, kib in peaks.items() if pid != root and kib > 50 * 1024),
+                                 reverse=True)
+                run_ = (inputs, seconds, peaks[root] / 1024, workers, folder_digest(out))
+                if (index, split) not in measured or seconds < measured[index, split][1]:
+                    measured[index, split] = run_
+                print(json.dumps({"config": _name, "split": split, "seconds": round(seconds, 1)}), flush=True)
     results = []
-    for name, beam_args in configs:
-        runs = {}
-        for split in (args.small_split, args.split):  # the small split measures the fixed cost (start-up)
-            out = args.work / f"hyps-{len(results)}-{split}"
-            subprocess.run(["rm", "-rf", str(out)], check=True)
-            seconds, root, peaks = timed([*base, "--split", split, "--out", str(out), *beam_args])
-            inputs = json.loads((out / "_hypotheses.json").read_text())["inputs"]
-            # Beam's worker processes (small helper processes, under 50 MiB, left out).
-            workers = sorted((kib / 1024 for pid, kib in peaks.items() if pid != root and kib > 50 * 1024),
-                             reverse=True)
-            runs[split] = (inputs, seconds, peaks[root] / 1024, workers, folder_digest(out))
-        (small, small_s, *_), (inputs, seconds, launcher, workers, digest) = runs[args.small_split], runs[args.split]
+    for index, (name, _args) in enumerate(configs):
+        small, small_s, *_ = measured[index, args.small_split]
+        inputs, seconds, launcher, workers, digest = measured[index, args.split]
         results.append({"config": name, "inputs": inputs, "seconds": round(seconds, 1),
                         "inputs_per_s": round(inputs / seconds, 1),
                         "marginal_per_s": round((inputs - small) / max(seconds - small_s, 1e-9), 1),
                         "fixed_s": round(small_s - small * (seconds - small_s) / max(inputs - small, 1), 1),
                         "launcher_peak_mib": round(launcher), "worker_peak_mib": [round(w) for w in workers][:4],
-                        "digest": digest, "small_digest": runs[args.small_split][4]})
+                        "digest": digest, "small_digest": measured[index, args.small_split][4]})
         print(json.dumps(results[-1]), flush=True)
     single, marginal = results[0]["inputs_per_s"], results[0]["marginal_per_s"]
     summary = {"machine": machine("cpu"), "date": datetime.date.today().isoformat(), "load_before": round(load_before, 2),
@@ -164,10 +171,12 @@ def page(summary: dict) -> str:
 `tnforge decode` of the shared English sample's {s['split']} split (hash split of `tnforge build`), beam {s['beam']},
 top-k {s['top_k']}, batch size {s['batch_size']}, a seq2seq of the default size trained {s['train_minutes']} minutes
 ({summary['model_mib']} MiB of float32 parameters), torch on 1 thread per process, CPU. Each run is its own
-process; the time is wall-clock from start to exit (start-up, Beam's worker start and the writing included).
-Each configuration also decoded the {s['small_split']} split: the two runs give its fixed cost (seconds spent
+process; the time is wall-clock from start to exit (start-up, Beam's worker start and the writing included), the
+fastest of {s['repeats']} runs taken in turn (the machine's load varies from minute to minute). Each configuration also decoded the {s['small_split']} split: the two runs give its fixed cost (seconds spent
 whatever the data: imports, worker start-up, model loading, job set-up) and its marginal rate (the extra inputs
-over the extra seconds: the rate on a corpus large enough for the fixed cost not to count).
+over the extra seconds: the rate on a corpus large enough for the fixed cost not to count) A difference of two
+runs on a loaded machine is noisy: the in-process runner, which decodes in this one process too, comes out
+above the single process here; read the marginal rates as ±25%.
 
 | run | inputs | seconds | inputs/s | fixed cost s | marginal inputs/s | launcher peak MiB | worker peak MiB |
 |---|---|---|---|---|---|---|---|
