@@ -155,3 +155,22 @@ def test_a_dataflow_dry_run_builds_the_decode_job_graph_offline(model_and_data):
                   "--dry_run=True")
     assert said.strip().splitlines()[-1] == ("dry run: the decode job graph was built; nothing was decoded or "
                                              "written to gs://tnforge-test/hyps")
+
+
+def test_each_worker_process_loads_the_model_once_for_all_its_batches(model_and_data, tmp_path, monkeypatch):
+    """RunInference's shared handle: one load per process (here Beam's in-process runner), not one per batch or
+    bundle; the ~50 batches all use it."""
+    from tnforge.trainers import inference_worker
+
+    loads: list[str] = []
+    real = inference_worker.load_decoder
+
+    def counted(*args, **kwargs):
+        loads.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inference_worker, "load_decoder", counted)
+    model, data = model_and_data
+    decode(model, data, tmp_path / "hyps", "--runner", "FnApiRunner")
+    marker = json.loads((tmp_path / "hyps" / "_hypotheses.json").read_text())
+    assert loads == [str(model)] and marker["inputs"] == sum(len(s) for s in SENTENCES)
