@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
-from tnforge.trainers.decoding.constraint_sets import build_constraint
 from tnforge.trainers.decoding.defaults import TOP_K
 
 
@@ -40,14 +39,13 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
     from tnforge.trainers.decoding.outputs import write_hypotheses
 
     if raw:
-        from tnforge.trainers.normalize import Normalizer, write_raw_hypotheses
+        from tnforge.reading.streams import write_raw_hypotheses
 
-        parts = common.reading_parts(model, tagger, grammar_constraint, device, threads)  # or a normalizer's
-        constraint, note = build_constraint(parts.loaded, seq_de, voc_de, parts.reading_words, parts.covered, weight)
-        normalizer = Normalizer(parts.loaded, parts.tagger, constraint, beam, batch_size, parts.threshold,
-                                reading_words=parts.reading_words, top_k=top_k, confidence=parts.confidence)
+        normalizer = common.open_reader(model, tagger, device, threads, guard=bool(tagger) or grammar_constraint,
+                                        say_unguarded=True, beam=beam, batch_size=batch_size, top_k=top_k,
+                                        seq_de=seq_de, voc_de=voc_de, weight=weight)
         written = write_raw_hypotheses(normalizer, data, out)
-        click.echo(written.describe(out, beam, top_k, parts.loaded.device, note))
+        click.echo(written.describe(out, beam, top_k, normalizer.device, normalizer.constraint_note))
         return
     loaded, files = common.load_model(model, device, threads, data, split)
     constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)
