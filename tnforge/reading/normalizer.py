@@ -88,7 +88,8 @@ class Normalizer:
              corpus_letters: bool = False, seq_de: str | None = None, voc_de: str | None = None,
              weight: float | None = None) -> Normalizer:
         """Load a normalizer folder (or a decoder model run with `tagger`) onto `device` ("auto", "cpu",
-        "cuda:N"), torch using `threads` CPU threads (0: torch's default).
+        "cuda:N"), torch and the tagger using `threads` CPU threads (0: their defaults, every core; 1 is
+        fastest for one sentence at a time and on a machine whose cores other work shares).
 
         `guard=False` reads without the covering grammar (warned once, `guarded` is False): the one way to an
         unguarded reader. `punctuation="keep"` keeps the written marks in the spoken text (for prosody).
@@ -106,6 +107,8 @@ class Normalizer:
         device_ = _device(device)
         normalizer = cls._from_folder(path, device_, tagger) if is_normalizer(path) else \
             cls._from_runs(path, tagger, device_, guard, bare_model_refusal)
+        if normalizer.tagger is not None:
+            normalizer.tagger.use_threads(threads)
         if guard and normalizer.grammar_version is None and normalizer.sources and normalizer.sources.manifest:
             raise ValueError(f"{path} was assembled without the covering grammar (--no-grammar): nothing guards its "
                              "readings' meaning; load it with guard=False (--unguarded) to read it anyway")
