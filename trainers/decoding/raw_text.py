@@ -21,6 +21,7 @@ from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE, THR
 from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
 from tnforge.trainers.decoding.protocol import DecodableModel, OutputVocabulary
 from tnforge.trainers.decoding.routing import (
+    adds_nothing,
     likely_classes,
     meaning_at_stake,
     spellable,
@@ -70,12 +71,18 @@ class SentenceReading:
 
 def speech_words(token: str, reading: str) -> str:
     """One token's reading in plain words: `<self>` → the token, `sil` → "", the corpus's letter-by-letter
-    spelling as words, without the pause marker `sil` inside readings."""
+    spelling as words, a digit spelt on its own as its word, without the pause marker `sil` inside readings."""
     if reading == SELF:
         return token
     if reading == SIL:
         return ""
-    return " ".join(word for word in decode_letters(reading).split() if word != SIL)
+    return " ".join(DIGIT_WORDS.get(word, word) for word in decode_letters(reading).split() if word != SIL)
+
+
+#: A digit spelt on its own in a reading (the grammar's LETTERS reading of "221B" is "2 2 1 b") as a speech
+#: engine says it.
+DIGIT_WORDS = dict(zip("0123456789", ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                                      "nine"), strict=True))
 
 
 def read_as_written(token: str, cls: str | None, probability: float, threshold: float,
@@ -239,10 +246,14 @@ def read_sentences(
                 results[s].hypotheses[t] = list(hypotheses)
             if on_batch:
                 on_batch(len(chunk))
+    meaning = getattr(reading_words, "meaning", None)
     for (s, t), (classes_here, shares, candidates, unspellable) in unions.items():
-        ranked_here = weigh_by_class(candidates, classes_here, shares, unspellable)[:top_k]
+        ranked_here, why = adds_nothing(weigh_by_class(candidates, classes_here, shares, unspellable),
+                                        results[s].tokens[t], meaning)
+        ranked_here = ranked_here[:top_k]
         results[s].readings[t] = ranked_here[0][0] if ranked_here else SELF
         results[s].hypotheses[t] = ranked_here
+        results[s].routes[t] += why
     return results, counts
 
 
