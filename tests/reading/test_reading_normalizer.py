@@ -47,6 +47,9 @@ def test_the_api_reads_as_normalize_file_does(normalizer, safe_models, tmp_path)
     assert list(normalizer.normalize_stream(iter(TEXTS * 3), chunk=4)) == normalizer.normalize_batch(TEXTS * 3)
     with pytest.raises(TypeError, match="for one text: normalize"):
         normalizer.normalize_batch("one text")
+    with pytest.raises(TypeError, match="takes a str"):
+        normalizer.normalize(None)
+    assert repr(normalizer).startswith(f"Normalizer({str(safe_models[2])!r}, family='seq2seq'") and len(repr(normalizer)) < 300
 
 
 def test_explain_aligns_every_token_with_its_characters(normalizer, bundled_tsv):

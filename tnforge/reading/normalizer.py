@@ -191,6 +191,11 @@ class Normalizer:
             self.loaded, seq_de, voc_de, self.reading_words, self.covered, weight)
 
     # --- what it is ---------------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        where = self.sources.root or self.sources.model if self.sources else None
+        return (f"Normalizer({str(where)!r}, family={self.family!r}, device={str(self.loaded.device)!r}, "
+                f"guarded={self.guarded}, punctuation={self.punctuation!r}, lexicon={len(self.lexicon)} entries)")
+
     @property
     def guarded(self) -> bool:
         """Whether the covering grammar guards the readings (False only when loaded with guard=False)."""
@@ -246,6 +251,8 @@ class Normalizer:
 
     def normalize(self, text: str) -> str:
         """The spoken form of one text."""
+        if not isinstance(text, str):
+            raise TypeError(f"normalize takes a str, not {type(text).__name__}")
         return self.normalize_batch([text])[0]
 
     def normalize_batch(self, texts: Sequence[str], batch_size: int | None = None) -> list[str]:
