@@ -36,7 +36,7 @@ def measure(tokens: list[tuple[str, str, str]], tagger, normalizer=None) -> dict
     texts = [CARRIER.format(written) for _, written, _ in tokens]
     sentences = [tokenize(text) for text in texts]
     tagged = tag_sentences(tagger, sentences)
-    spoken = [reading.spoken for reading in normalizer(texts)] if normalizer is not None else None
+    spoken = [reading.spoken for reading in normalizer.read_batch(texts)] if normalizer is not None else None
     counts: dict[str, dict[str, int]] = defaultdict(Counter)
     for i, (cls, written, reading) in enumerate(tokens):
         for key in (f"{cls}|{split_of(cls, written)}", f"{cls}|all", f"all|{split_of(cls, written)}", "all|all"):
@@ -79,18 +79,9 @@ def main() -> None:
     tagger = load_tagger(args.tagger)
     normalizer = None
     if args.model is not None:
-        import torch
+        from tnforge import Normalizer
 
-        from tnforge.grammars import adapter
-        from tnforge.trainers.decoding.constraint_sets import grammar_constraint
-        from tnforge.trainers.normalize import Normalizer
-        from tnforge.trainers.seq2seq.loading import load_model
-
-        torch.set_num_threads(args.threads)
-        loaded = load_model(args.model, "cpu")
-        reading_words, covered = adapter.reading_words()
-        normalizer = Normalizer(loaded, tagger, grammar_constraint(loaded, reading_words, covered),
-                                reading_words=reading_words)
+        normalizer = Normalizer.load(args.model, "cpu", args.threads, tagger=args.tagger)
     from tests.support.kestrel_external import real_tokens
 
     counts = measure(real_tokens(), tagger, normalizer)

@@ -68,16 +68,15 @@ def row_figures(row: dict) -> dict:
                                      for e in found.get("errors", [])]}
 
 
-def accuracy(loaded, tagger, constraint, judge, reading_words, data: Path, split: str) -> dict:
+def accuracy(normalizers: dict, judge, data: Path, split: str) -> dict:
     """The plain-text pipeline's row, routed by likely classes and by the first class alone."""
     from tnforge.trainers.evaluation import raw_text
     from tnforge.trainers.seq2seq.data import example_files
 
     figures = {}
-    for name, confidence in (("routed by likely classes", 0.99), ("routed by the first class alone", None)):
+    for name, configuration in (("routed by likely classes", SAFE), ("routed by the first class alone", FIRST)):
         started = time.monotonic()
-        result = raw_text.evaluate_raw(loaded, example_files(data, split), split, tagger, constraint, judge,
-                                       reading_words=reading_words, confidence=confidence)
+        result = raw_text.evaluate_raw(normalizers[configuration], example_files(data, split), split, judge)
         first = next(iter(result["rows"].values()))
         figures[name] = row_figures(first) | {"seconds": round(time.monotonic() - started, 1)}
         print(split, data.name, name, json.dumps({k: figures[name][k] for k in
@@ -90,7 +89,7 @@ def speed(normalizers: dict, texts: list[str], lines: int, threads: int, rounds:
     in turn `rounds` times (so a change of load hits each alike); the best round of each."""
     import torch
 
-    from tnforge.trainers.normalize import normalize_lines
+    from tnforge.reading.streams import normalize_lines
 
     torch.set_num_threads(threads)
     batch = (texts * (lines // max(len(texts), 1) + 1))[:lines]
@@ -241,36 +240,30 @@ def main() -> None:
     load = os.getloadavg()
     data, bundled, model, tagger = prepare(args)
 
+    from tnforge import Normalizer
     from tnforge.grammars import adapter
     from tnforge.tokenizer import detokenize
-    from tnforge.trainers.decoding.constraint_sets import grammar_constraint
     from tnforge.trainers.evaluation.raw_text import gold_sentences
-    from tnforge.trainers.normalize import Normalizer
-    from tnforge.trainers.normalizer_run import assemble, open_normalizer
     from tnforge.trainers.seq2seq.data import example_files
 
     normalizer_dir = args.work / "normalizer"
-    assemble(model, tagger, normalizer_dir, adapter.version(), overwrite=True)  # = `tnforge normalizer assemble`
-    parts = open_normalizer(normalizer_dir, "cpu")
-    reading_words, covered = adapter.reading_words()
+    Normalizer.load(model, "cpu", tagger=tagger).save(normalizer_dir, overwrite=True)  # = `normalizer assemble`
+    normalizer = Normalizer.load(normalizer_dir, "cpu")
+    configurations = {SAFE: normalizer, FIRST: Normalizer.load(normalizer_dir, "cpu")}
+    configurations[FIRST].confidence = configurations[FIRST].judge = None  # the first class alone, unchecked
     judge, _ = adapter.judge(True)
-    constraint = grammar_constraint(parts.loaded, reading_words, covered)
     report: dict = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
                     "machine": f"{os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}, shared",
                     "load_average": load, "model": str(model), "tagger": str(tagger), "accuracy": {}}
     for where, root, split in (("shared sample, test", data, "test"), ("shared sample, dev", data, "dev"),
                                ("bundled sample, all 400 sentences", bundled, "test")):
-        report["accuracy"][where] = accuracy(parts.loaded, parts.tagger, constraint, judge, reading_words, root, split)
-    normalizer = Normalizer(parts.loaded, parts.tagger, constraint, reading_words=reading_words, judge=judge)
+        report["accuracy"][where] = accuracy(configurations, judge, root, split)
     report["evidence"] = evidence(data, bundled, tagger)
-    report["weights_undone"] = weights_undone(parts.tagger, {"shared sample, test": (data, "test"),
-                                                             "shared sample, dev": (data, "dev"),
-                                                             "bundled sample, all 400 sentences": (bundled, "test")})
-    report["examples"] = {text: normalizer.text(normalizer([text])[0]) for text in EXAMPLES}
+    report["weights_undone"] = weights_undone(normalizer.tagger, {"shared sample, test": (data, "test"),
+                                                                  "shared sample, dev": (data, "dev"),
+                                                                  "bundled sample, all 400 sentences": (bundled, "test")})
+    report["examples"] = {text: normalizer.normalize(text) for text in EXAMPLES}
     texts = [detokenize(s.tokens) for split in ("dev", "test") for s in gold_sentences(example_files(data, split), split)]
-    configurations = {SAFE: normalizer,
-                      FIRST: Normalizer(parts.loaded, parts.tagger, constraint, reading_words=reading_words,
-                                        confidence=None)}
     report["speed"] = [row for threads in (1, 2) for row in speed(configurations, texts, args.lines, threads)]
     test = report["accuracy"]["shared sample, test"]["routed by likely classes"]
     unrecoverable = {w: f["routed by likely classes"]["unrecoverable"] for w, f in report["accuracy"].items()}

@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -152,29 +153,23 @@ def training_minutes(run_dir: Path) -> float | None:
 def evaluate_system(name: str, run_dir: Path, data: Path, tagger_dir: Path, grammar: bool, beam: int) -> dict[str, Any]:
     """One system on the test split from plain text: the shared scoring's row, with BLEU, latency and size."""
     import sacrebleu
-    import torch
 
+    from tnforge import Normalizer
     from tnforge import tokenizer as corpus_tokenizer
     from tnforge.grammars import adapter
-    from tnforge.trainers.decoding.constraint_sets import build_constraint
-    from tnforge.trainers.decoding.raw_text import read_sentences, tag_sentences
     from tnforge.trainers.evaluation.raw_text import gold_sentences, score
-    from tnforge.trainers.families import load
     from tnforge.trainers.seq2seq.data import example_files
-    from tnforge.trainers.tagger import load_tagger
 
-    torch.set_num_threads(1)
-    family, loaded = load(run_dir, "cpu", kind="decoder")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the unguarded systems are measured as such
+        reader = Normalizer.load(run_dir, "cpu", 1, tagger=tagger_dir, guard=grammar, beam=beam)
+    reader.confidence = None  # routed by the tagger's first class, as the paper's pipeline
+    loaded, note = reader.loaded, reader.constraint_note
     gold = gold_sentences(example_files(data, "test"), "test")
-    tagger = load_tagger(tagger_dir)
     judge, _note = adapter.judge(None)
-    reading_words, covered = adapter.reading_words() if grammar else (None, frozenset())
-    constraint, note = build_constraint(loaded, reading_words=reading_words, covered=covered)
     started = time.monotonic()
-    tokens = [corpus_tokenizer.tokenize(corpus_tokenizer.detokenize(s.tokens)) for s in gold]
-    classes, probabilities, alternatives, _likely = tag_sentences(tagger, tokens)  # first class routes
-    readings, counts = read_sentences(loaded, tokens, classes, probabilities, constraint, beam,
-                                      reading_words=reading_words, alternatives=alternatives)
+    counts: dict[str, int] = {}
+    readings = reader.read_batch([corpus_tokenizer.detokenize(s.tokens) for s in gold], counts=counts)
     seconds = time.monotonic() - started
     row = score(readings, gold, judge)
     bleu = sacrebleu.corpus_bleu([r.spoken for r in readings], [[s.spoken for s in gold]], force=True)
@@ -182,8 +177,8 @@ def evaluate_system(name: str, run_dir: Path, data: Path, tagger_dir: Path, gram
     for error in row["errors"]:
         per_class[error["class"]] = per_class.get(error["class"], 0) + 1
     return {
-        "system": name, "family": family.name, "run": str(run_dir), "constraint": note,
-        "features": loaded.config.get("model", {}).get("features") if family.name == "sentence" else None,
+        "system": name, "family": reader.family, "run": str(run_dir), "constraint": note,
+        "features": loaded.config.get("model", {}).get("features") if reader.family == "sentence" else None,
         "sentences": row["sentences"], "sentences_correct": row["sentences_correct"],
         "ser": 1 - row["sentence_accuracy"], "wer": row["wer"], "word_errors": row["word_errors"],
         "words": row["words"], "bleu": bleu.score, "ms_per_sentence": 1000 * seconds / max(len(gold), 1),

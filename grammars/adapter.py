@@ -8,7 +8,8 @@
   note for reports (evaluation, comparisons, benchmarks).
 * `reading_words(limit)`: `(before, cls) → word tuples` of every licensed reading, and the covered classes
   (the constrained decoder's hard mask); the callable's `reading(before, cls)` gives the one reading the
-  grammar commits to (a URL, a LETTERS token: `Grammar.reading`), which raw-text decoding uses as is.
+  grammar commits to (a URL, a LETTERS token: `Grammar.reading`), which raw-text decoding uses as is; its
+  `meaning(reading, token)`, the units, currencies and scales a reading says.
 
 Importing this module imports no pynini; the grammar loads on first use (in Beam: in a DoFn's setup).
 """
@@ -190,6 +191,13 @@ class GrammarWords:
             elif cls in COVERED:
                 found.update(self(before, cls))
         return frozenset(found)
+
+    def meaning(self, reading: str, token: str) -> frozenset[str]:
+        """The units, currencies and (for a token with letters) scales a reading of `token` says
+        (`meaning_words.MeaningWords.of`): two readings that say different ones differ in meaning."""
+        from tnforge.grammars.meaning_words import meaning_words
+
+        return meaning_words().of(reading, token)
 
     def reading(self, before: str, cls: str | None) -> str | None:
         if cls is not None and UNION in cls:  # several likely classes: the one reading their union licenses

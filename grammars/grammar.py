@@ -41,6 +41,10 @@ def normalize_reading(reading: str) -> str:
     return " ".join(reading.split())
 
 
+#: Token readings kept per grammar (`Grammar.token_readings`), the oldest dropped first.
+TOKEN_CACHE = 20_000
+
+
 class Grammar:
     """Covering grammars over one table directory, with compiled FSTs from (or into) the FAR cache."""
 
@@ -65,6 +69,8 @@ class Grammar:
         # Part of loading: the small maps' (input → outputs) lists, expanded from the FSTs once and cached
         # beside the FAR, so number lookups are dict reads from here on.
         self.numbers.preload(load_or_expand(self.tables, self.numbers, cache_dir))
+        # The latest tokens' readings, oldest dropped past TOKEN_CACHE: a reader of an endless stream of new
+        # tokens keeps bounded memory, while the tokens a text repeats stay cached.
         self._cache: dict[tuple[str, str], TokenReadings] = {}
         #: Per-grammar memos of derived tables and sub-lattices (see memo.per_grammar).
         self.memos: dict[str, dict] = {}
@@ -195,6 +201,8 @@ class Grammar:
             if module is None:
                 raise ValueError(f"unknown semiotic class {cls!r}; expected one of {', '.join(CLASS_MODULES)}")
             found = TokenReadings(module.lattice(self, before))
+            while self._cache and len(self._cache) >= TOKEN_CACHE:
+                del self._cache[next(iter(self._cache))]
             self._cache[key] = found
         return found
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,11 +38,10 @@ from tnforge.filesystems import (
     write_text,
 )
 from tnforge.pipelines.writer import piece_digest
+from tnforge.reading.normalizer import CHUNK  # the sentences one process reads together
 
 #: The model side, imported by name inside the workers only.
 WORKER = "tnforge.trainers.inference_worker"
-#: Sentences normalized together (`trainers.normalize.CHUNK`: the single process's chunks).
-CHUNK = 512
 
 
 def worker() -> Any:
@@ -49,19 +49,15 @@ def worker() -> Any:
     return importlib.import_module(WORKER)
 
 
-def load_reader(path: str, device: str, threads: int, beam_width: int, batch_size: int,
-                corpus_letters: bool = False, confidence: float | None = None, threshold: float | None = None) -> Any:
-    """The raw-text reader of a normalizer run (tagger, model, its grammar): the one place the Beam path gets it
-    (swap for `tnforge.Normalizer.load` when the library's reading layer lands). A run that is no normalizer:
-    ValueError, one line."""
-    from tnforge.grammars import adapter
+def load_reader(spec: ReaderSpec) -> Any:
+    """The raw-text reader (`tnforge.Normalizer.load`: the normalizer with its grammar attached inside, or a
+    model run with its tagger) on the worker's device: the one place the Beam path gets it."""
+    from tnforge.reading import Normalizer
 
-    grammar = None
-    if worker().uses_grammar(path):
-        reading_words, covered = adapter.reading_words()
-        grammar = (reading_words, covered, adapter.judge(True)[0])
-    return worker().load_normalizer(path, device, threads, grammar, beam_width, batch_size, corpus_letters,
-                                    confidence, threshold)
+    return Normalizer.load(spec.model, spec.device, spec.threads, tagger=spec.tagger, guard=spec.guard,
+                           beam=spec.beam, batch_size=spec.batch_size, confidence=spec.confidence,
+                           threshold=spec.threshold, corpus_letters=spec.corpus_letters,
+                           punctuation=spec.punctuation, lexicon=spec.lexicon, force_lexicon=spec.force_lexicon)
 
 
 @dataclass(frozen=True)
@@ -175,14 +171,17 @@ def run(pipeline: beam.Pipeline, options: Any, cleanup: str) -> bool:
     return True
 
 
-def decode_on_beam(files: Sequence[object], out: str, spec: DecodeSpec, pipeline_args: Sequence[str],
+def decode_on_beam(data: str | Sequence[object], out: str, spec: DecodeSpec, pipeline_args: Sequence[str],
                    split: str | None = None, batch_size: int = 64, copies: bool = False,
                    rows_per_file: int = 1_000_000) -> dict[str, Any] | None:
-    """`tnforge decode … -- BEAM_OPTIONS`: the hypotheses of examples files into a new folder `out` (local or
+    """`tnforge decode … -- BEAM_OPTIONS`: the hypotheses of examples (`data`: a dataset, folder or file as `--data`
+    takes it, or the examples files) into a new folder `out` (local or
     gs://), the same bytes as `trainers.decoding.outputs.write_hypotheses`; its `_hypotheses.json` (None after
     a dry run; nothing is written when there is nothing to decode)."""
-    from tnforge.decode_units import row_bound
+    from tnforge.decode_units import example_files, row_bound
     from tnforge.pipelines.runner import is_dry_run, make_pipeline, pipeline_options
+
+    files = example_files(data, split) if isinstance(data, (str, os.PathLike)) else data
 
     if out.endswith(".parquet"):
         raise ValueError(f"{out}: on Beam, --out is a folder (its shards and _hypotheses.json), not one file")
@@ -245,16 +244,21 @@ def best_readings_on_beam(files: Sequence[object], spec: DecodeSpec, pipeline_ar
 
 @dataclass(frozen=True)
 class ReaderSpec:
-    """What a worker needs to normalize: the normalizer run and the decoding settings."""
+    """What a worker needs to normalize: `normalize`'s options (`tnforge.Normalizer.load`'s arguments)."""
 
     model: str
+    tagger: str | None = None
     device: str = "auto"
     threads: int = 0
-    beam: int = 4
-    batch_size: int = 64
-    corpus_letters: bool = False
+    guard: bool = True
+    beam: int | None = None  # None: the defaults
+    batch_size: int | None = None
     confidence: float | None = None  # None: the normalizer's
     threshold: float | None = None  # None: the normalizer's
+    corpus_letters: bool = False
+    punctuation: str = "drop"
+    lexicon: str | None = None
+    force_lexicon: bool = False
 
 
 class NormalizeHandler(ModelHandler):
@@ -266,14 +270,12 @@ class NormalizeHandler(ModelHandler):
         self.spec = spec
 
     def load_model(self) -> Any:
-        s = self.spec
-        return load_reader(s.model, s.device, s.threads, s.beam, s.batch_size, s.corpus_letters, s.confidence,
-                           s.threshold)
+        return load_reader(self.spec)
 
     def run_inference(self, batch: Sequence[tuple[int, int, list[str]]], model: Any,
                       inference_args: dict[str, Any] | None = None) -> Iterable[tuple[int, dict[str, Any]]]:
         index, first, texts = batch
-        return [(index, worker().normalize_chunk(model, first, texts))]
+        return [(index, normalize_chunk(model, first, texts))]
 
     def should_skip_batching(self) -> bool:
         return True
@@ -285,9 +287,25 @@ class NormalizeHandler(ModelHandler):
         return "tnforge_normalize"
 
 
+def normalize_chunk(normalizer: Any, first_line: int, texts: list[str]) -> dict[str, Any]:
+    """One chunk of lines read (as `tnforge.reading.streams.normalize_lines` reads a chunk): its spoken text, one
+    line each, and what is counted of it (`unlicensed` with line numbers counted from `first_line`)."""
+    readings = normalizer.read_batch(texts)
+    return {"text": "".join(normalizer.spoken(reading) + "\n" for reading in readings),
+            "sentences": len(readings), "tokens": sum(len(r.tokens) for r in readings),
+            "decoded": sum(sum(r.decoded) for r in readings),
+            "unlicensed": [[first_line + s, *rest] for s, *rest in normalizer.unlicensed(readings)],
+            "checked": normalizer.guarded}
+
+
 def line_chunks(source: str) -> Iterator[tuple[int, int, list[str]]]:
-    """(chunk index, its first line's number, its lines) of a text file, CHUNK lines a chunk."""
-    lines = worker().text_lines(read_bytes(source), source)
+    """(chunk index, its first line's number, its lines) of a text file, CHUNK lines a chunk, read as
+    `normalize --file` reads it (UTF-8; a line that is not: one error naming the file and line)."""
+    import io
+
+    from tnforge.reading.streams import text_lines
+
+    lines = [line for line in text_lines(io.BytesIO(read_bytes(source)), source) if line is not None]
     for index, start in enumerate(range(0, len(lines), CHUNK)):
         yield index, start + 1, lines[start:start + CHUNK]
 
@@ -301,13 +319,14 @@ def write_part(parts: str, element: tuple[int, dict[str, Any]]) -> None:
     write_text(part_path(parts, index), json.dumps(done))
 
 
-def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Sequence[str]) -> dict[str, Any] | None:
+def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Sequence[str]) -> Any:
     """`tnforge normalize --file SOURCE --out OUT -- BEAM_OPTIONS`: the spoken sentences of a text file (local or
-    gs://) written to `out` atomically once every chunk is done, the same bytes as the single process; what
-    was counted (sentences, tokens, decoded, unlicensed, chunks, checked, seconds), or None after a dry run."""
+    gs://) written to `out` atomically once every chunk is done, the same bytes as the single process; what was
+    done, as one process says it (`tnforge.reading.streams.Normalized`; nothing after a dry run)."""
     import time
 
     from tnforge.pipelines.runner import make_pipeline, pipeline_options
+    from tnforge.reading.streams import Normalized
 
     started = time.monotonic()
     if source == "-" or out == "-":
@@ -315,8 +334,6 @@ def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Se
                          "input or output")
     if not is_file(source):
         raise FileNotFoundError(f"{source}: no such file")
-    if not is_file(join(spec.model, "normalizer.json")):
-        raise ValueError(f"{spec.model}: on Beam, --model is a normalizer run (`tnforge normalizer assemble`)")
     parts = out + ".parts"  # scratch: one part a chunk, removed once the output is written
     remove(parts)
     options = pipeline_options(pipeline_args)
@@ -325,7 +342,7 @@ def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Se
          | "Spread" >> beam.Reshuffle() | "Normalize" >> RunInference(NormalizeHandler(spec))
          | "WriteParts" >> beam.Map(lambda element: write_part(parts, element)))
     if not run(pipeline, options, parts):
-        return None
+        return Normalized(0, 0, 0, time.monotonic() - started)
     totals: dict[str, Any] = {"sentences": 0, "tokens": 0, "decoded": 0, "unlicensed": [], "chunks": 0,
                               "checked": True}
     with write_atomically(out) as handle:
@@ -339,4 +356,5 @@ def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Se
             index += 1
         totals["chunks"] = index
     remove(parts)
-    return {**totals, "seconds": time.monotonic() - started}
+    return Normalized(totals["sentences"], totals["tokens"], totals["decoded"], time.monotonic() - started,
+                      tuple(tuple(row) for row in totals["unlicensed"]), not totals["checked"])

@@ -5,6 +5,7 @@ routing settings — with a manifest of versions and sha256 hashes of its parts.
     DIR/normalizer.json      format, versions, each part's files and sha256, grammar version, routing
     DIR/model/best.pt        the decoder checkpoint (copied)
     DIR/tagger/…             the tagger run's tagger.json and model.json (copied)
+    DIR/MODEL_CARD.md        training data, figures, licence, intended use, limitations (`tnforge.reading.card`)
 
 `assemble` writes the parts, then the manifest last (without it DIR is unfinished). `open_normalizer` checks
 every part against its hash before use and loads them; a bare model run given where a normalizer is wanted
@@ -17,7 +18,8 @@ import hashlib
 import json
 import os
 import shutil
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ from tnforge.trainers.decoding.defaults import CONFIDENCE, THRESHOLD
 FORMAT = "tnforge-normalizer"
 VERSION = 1
 MANIFEST = "normalizer.json"
+CARD = "MODEL_CARD.md"
 MODEL_FILE = "model/best.pt"
 TAGGER_DIR = "tagger"
 TAGGER_FILES = ("tagger.json", "model.json")
@@ -46,17 +49,22 @@ def _sha256(path: Path) -> str:
 
 def assemble(model: str | os.PathLike, tagger: str | os.PathLike, out: str | os.PathLike,
              grammar_version: str | None, confidence: float = CONFIDENCE, threshold: float = THRESHOLD,
-             overwrite: bool = False) -> tuple[Path, list[str]]:
+             overwrite: bool = False, card: Callable[[Path, dict[str, Any]], dict[str, Any]] | None = None,
+             ) -> tuple[Path, list[str]]:
     """Copy a decoder run's checkpoint and a tagger run into `out` and write the manifest; (out, notes for the
     user). `grammar_version`: the covering grammar's version (`grammars.adapter.version`) when it guards the
-    readings, None when it does not. ValueError (one line) when a part is not what it should be or `out`
-    holds something else."""
+    readings, None when it does not. `card(out, manifest)` writes the model card and returns its facts (kept
+    under `card` in the manifest). ValueError (one line) when a part is not what it should be or `out`
+    holds something else. Called by `tnforge.Normalizer.save`, the one way to write a normalizer."""
     import tnforge
     from tnforge.trainers.checkpoints import checkpoint_file, read_payload
     from tnforge.trainers.families import family_of
     from tnforge.trainers.tagger import load_tagger
 
     out = Path(out)
+    tagger_dir = Path(tagger) if Path(tagger).is_dir() else Path(tagger).parent
+    if out.exists() and out.resolve() in (Path(model).resolve().parent, tagger_dir.resolve(), Path(model).resolve()):
+        raise ValueError(f"{out}: the normalizer's own parts are there: save it to another folder")
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise ValueError(f"{out} is not empty: add --overwrite to replace it")
     checkpoint = checkpoint_file(model)
@@ -70,7 +78,7 @@ def assemble(model: str | os.PathLike, tagger: str | os.PathLike, out: str | os.
     if grammar_version is None:
         notes.append("no covering grammar: nothing guards the readings' meaning (--no-grammar)")
     if out.exists() and overwrite:
-        for name in (MANIFEST, "model", TAGGER_DIR):
+        for name in (MANIFEST, "model", TAGGER_DIR, CARD):
             target = out / name
             if target.is_dir():
                 shutil.rmtree(target)
@@ -79,7 +87,6 @@ def assemble(model: str | os.PathLike, tagger: str | os.PathLike, out: str | os.
     (out / "model").mkdir(parents=True, exist_ok=True)
     (out / TAGGER_DIR).mkdir(exist_ok=True)
     shutil.copyfile(checkpoint, out / MODEL_FILE)
-    tagger_dir = Path(tagger) if Path(tagger).is_dir() else Path(tagger).parent
     for name in TAGGER_FILES:
         shutil.copyfile(tagger_dir / name, out / TAGGER_DIR / name)
     manifest = {
@@ -93,6 +100,8 @@ def assemble(model: str | os.PathLike, tagger: str | os.PathLike, out: str | os.
         "grammar": {"enabled": grammar_version is not None, "version": grammar_version},
         "routing": {"confidence": confidence, "threshold": threshold},
     }
+    if card is not None:
+        manifest["card"] = card(out, manifest)
     temp = out / f".{MANIFEST}.tmp"
     temp.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     os.replace(temp, out / MANIFEST)
@@ -126,17 +135,14 @@ class NormalizerParts:
 
     loaded: Any
     tagger: Any
-    reading_words: Any  # the covering grammar (`grammars.adapter.reading_words`), filled in by the caller
-    covered: frozenset[str]
     confidence: float | None
     threshold: float
     grammar_version: str | None = None  # the grammar version it was assembled with (None: no grammar)
-    notes: list[str] = field(default_factory=list)
 
 
 def open_normalizer(path: str | os.PathLike, device: Any) -> NormalizerParts:
     """Load a normalizer run directory (hashes checked) onto `device`: its model and tagger, its settings and
-    the grammar version it wants (the caller loads the grammar: this package imports none)."""
+    the grammar version it wants (`tnforge.Normalizer.load` attaches the grammar: this package imports none)."""
     from tnforge.trainers.families import load
     from tnforge.trainers.tagger import load_tagger
 
@@ -146,7 +152,7 @@ def open_normalizer(path: str | os.PathLike, device: Any) -> NormalizerParts:
     tagger = load_tagger(root / TAGGER_DIR)
     routing = manifest["routing"]
     wanted = manifest["grammar"]["version"] if manifest["grammar"]["enabled"] else None
-    return NormalizerParts(loaded, tagger, None, frozenset(), routing["confidence"], routing["threshold"], wanted)
+    return NormalizerParts(loaded, tagger, routing["confidence"], routing["threshold"], wanted)
 
 
 def grammar_note(path: str | os.PathLike, wanted: str, now: str) -> str | None:
@@ -159,5 +165,5 @@ def bare_model_refusal(model: str) -> str:
     """Why a bare model run cannot read raw text safely, and what to add (one line)."""
     return (f"{model} is a model run, not a normalizer: without a tagger and the covering grammar nothing guards "
             f"its readings' meaning. Assemble one (tnforge normalizer assemble --model {model} --tagger TAGGER_RUN "
-            "--out NORMALIZER) and pass --model NORMALIZER, or add --tagger TAGGER_RUN --grammar-constraint "
-            "(--unguarded: read every token by the model alone)")
+            "--out NORMALIZER) and load that, or give a tagger (--tagger TAGGER_RUN; tagger=… in Python): the "
+            "grammar comes with it (--unguarded / guard=False: read every token by the model alone)")

@@ -93,9 +93,9 @@ def test_decode_and_evaluate_say_how_far_they_got(tmp_path, monkeypatch) -> None
                          "--no-grammar", "--device", "cpu"]) == [
         f"interrupted; the report was not written to {report}"]
     assert not report.exists()
-    from tnforge.trainers import normalize
+    from tnforge.reading import streams
 
-    monkeypatch.setattr(normalize, "normalize_lines", _stop)
+    monkeypatch.setattr(streams, "normalize_lines", _stop)
     (tmp_path / "in.txt").write_text("Train 540 leaves at 4:45\n")
     spoken = tmp_path / "spoken.txt"
     assert _interrupted(["normalize", "--model", str(model), "--unguarded", "--file", str(tmp_path / "in.txt"), "--out", str(spoken),

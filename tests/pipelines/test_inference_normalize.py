@@ -78,7 +78,9 @@ def test_normalize_on_beam_refuses_bad_input_in_one_line(normalizer, tmp_path):
     assert result.exit_code == 1 and not out.exists()
     [line] = result.output.strip().splitlines()  # one line (Beam adds the step that found it)
     assert line.startswith(f"Error: {bad}, line 2: not UTF-8 text (byte 0xff at column 5)")
-    model = normalizer.parent / "run"
-    result = invoke(["normalize", "-m", str(model), "-f", str(bad), "-o", str(out), "--"])
-    assert result.exit_code == 1 and result.output.strip().splitlines() == [
-        f"Error: {model}: on Beam, --model is a normalizer run (`tnforge normalizer assemble`)"]
+    model = normalizer.parent / "run"  # a bare model run without its tagger: refused by the worker's loader
+    good = tmp_path / "in.txt"
+    good.write_text("fine\n")
+    result = invoke(["normalize", "-m", str(model), "-f", str(good), "-o", str(out), "--", "--runner", "FnApiRunner"])
+    [line] = result.output.strip().splitlines()
+    assert result.exit_code == 1 and line.startswith(f"Error: {model}") and not out.exists()

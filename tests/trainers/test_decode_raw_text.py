@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tnforge.reading import Normalizer
+
 torch = pytest.importorskip("torch")
 
 from tests.support import tiny_models as H  # noqa: E402
@@ -180,7 +182,7 @@ def test_batch_mode_bad_utf8_is_one_line_and_writes_nothing(tiny, tmp_path):
     # A bare model run, with nothing to guard its readings, is refused in one line saying what to add.
     bare = _cli(["normalize", "--model", str(run), "Train 540 leaves at 4:45"])
     assert bare.exit_code == 1 and len(bare.output.strip().splitlines()) == 1
-    assert "tnforge normalizer assemble" in bare.output and "--tagger TAGGER_RUN --grammar-constraint" in bare.output
+    assert "tnforge normalizer assemble" in bare.output and "--tagger TAGGER_RUN" in bare.output
 
 
 def test_plain_text_evaluation_rows_agree_with_evaluate(tiny):
@@ -196,7 +198,7 @@ def test_plain_text_evaluation_rows_agree_with_evaluate(tiny):
     files = example_files(data, "dev")
     judge, _ = adapter.judge(True)
     reference = evaluate_decoding(loaded, files, "dev", judge=judge)
-    result = evaluate_raw(loaded, files, "dev", judge=judge)
+    result = evaluate_raw(Normalizer(loaded, confidence=None), files, "dev", judge=judge)
     rows = result["rows"]
     every = rows["gold tokens + gold classes, every token decoded"]
     assert result["sentences"] == len(H.TINY_SENTENCES) == every["sentences"]
@@ -299,7 +301,7 @@ def test_plain_text_evaluation_with_a_tagger(tiny, tagger, bundled_build):
     loaded, _, _ = tiny
     model, _ = tagger
     judge, _ = adapter.judge(True)
-    result = evaluate_raw(loaded, example_files(bundled_build, "dev"), "dev", model, judge=judge)
+    result = evaluate_raw(Normalizer(loaded, model), example_files(bundled_build, "dev"), "dev", judge=judge)
     rows = result["rows"]
     assert list(rows) == ["raw text → tokenizer → tagger → seq2seq", "gold tokens → tagger → seq2seq",
                           "gold tokens + gold classes → seq2seq", "gold tokens + gold classes, every token decoded"]
@@ -376,16 +378,14 @@ def test_speech_turns_the_corpus_letter_spelling_into_words():
     """`normalize` writes URLs as a speech engine says them; `--corpus-letters` keeps the corpus's spelling."""
     from tnforge.grammars.electronic_reading import verbalize
     from tnforge.trainers.decoding.raw_text import SentenceReading, reading_table
-    from tnforge.trainers.normalize import Normalizer
-
     url = verbalize("Battle.net")
     assert url.startswith("b_letter a_letter t_letter")
     reading = SentenceReading(["See", "Battle.net", "."], ["PLAIN", "ELECTRONIC", "PUNCT"], [1.0, 0.9, 1.0],
                               [SELF, url, SIL], [False, False, False])
     assert reading.spoken == f"See {url}"
     assert reading.speech == "See battle dot net"
-    assert Normalizer(None).text(reading) == "See battle dot net"
-    assert Normalizer(None, corpus_letters=True).text(reading) == f"See {url}"
+    assert Normalizer(None).spoken(reading) == "See battle dot net"
+    assert Normalizer(None, corpus_letters=True).spoken(reading) == f"See {url}"
     assert reading_table(reading).splitlines()[-1] == "See battle dot net"
     assert "_letter" not in reading_table(reading) and "_letter" in reading_table(reading, corpus_letters=True)
     # The corpus's pause marker inside a reading (TELEPHONE) is no word a speech engine should say; a token

@@ -7,7 +7,13 @@ import numpy as np
 
 from tnforge.abbreviations import abbreviation, abbreviation_reading
 from tnforge.schemas.classes import union_class, union_parts
-from tnforge.trainers.decoding.routing import likely_classes, meaning_at_stake, union_route, weigh_by_class
+from tnforge.trainers.decoding.routing import (
+    adds_nothing,
+    likely_classes,
+    meaning_at_stake,
+    union_route,
+    weigh_by_class,
+)
 from tnforge.trainers.evaluation.meaning_errors import aligned, gate, meaning_errors
 
 NAMES = ("PLAIN", "LETTERS", "CARDINAL", "DATE", "DIGIT")
@@ -141,3 +147,23 @@ def test_abbreviations_agree_with_every_corpus_token(shared_tsv, bundled_tsv):
                         if got != (classes[int(start) + i], afters[int(start) + i]):
                             disputed.append((tokens[max(0, i - 2): i + 3], got))
     assert decided >= 45 and disputed == []
+
+
+def test_an_unsure_token_never_says_a_unit_its_readings_disagree_on():
+    """Readings that disagree on a unit, currency or scale: the best that says none, else as written; readings
+    that agree (or a best one that says none) are kept as they are."""
+    units = {"byte": "byte", "bytes": "byte", "dollars": "dollar", "billion": "billion"}
+
+    def meaning(text, token):
+        return frozenset(units[w] for w in text.split() if w in units)
+
+    ranked = [("two hundred twenty one byte", -0.2), ("two two one b", -1.5), ("two hundred twenty one bytes", -2.0)]
+    kept, why = adds_nothing(ranked, "221B", meaning)
+    assert kept == [("two two one b", -1.5)] and "would say byte" in why and "does not make certain" in why
+    only_units = [("twelve byte", -0.1), ("twelve billion", -0.5)]
+    assert adds_nothing(only_units, "12B", meaning) == ([("<self>", 0.0)], adds_nothing(only_units, "12B", meaning)[1])
+    agree = [("three dollars", -0.1), ("three dollars", -0.3)]
+    assert adds_nothing(agree, "$3", meaning) == (agree, "")  # the text makes the currency certain
+    best_says_none = [("two two one b", -0.1), ("two hundred twenty one byte", -0.5)]
+    assert adds_nothing(best_says_none, "221B", meaning) == (best_says_none, "")
+    assert adds_nothing(ranked, "221B", None) == (ranked, "")  # no grammar: nothing to ask

@@ -18,7 +18,7 @@ from tnforge.errors import interrupt_says
 from tnforge.manifest import check_input
 from tnforge.progress import token_progress as token_progress  # the decoding commands' progress bar
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
-from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE, THRESHOLD
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
 from tnforge.trainers.families import of_kind
 
 Decorator = Callable[[Any], Any]
@@ -204,11 +204,16 @@ def load_model(model: str, device: str, threads: int = 0, data: str | None = Non
     try:
         _family, loaded = load(model, resolve_device(device), kind="decoder")
     except WrongKind as error:
-        decoders = ", ".join(f.name for f in of_kind("decoder"))
-        instead = _USE_INSTEAD.get(error.family.kind)
-        raise click.ClickException(f"{model} is a {error.family.name} run: --model needs a decoder model "
-                                   f"({decoders})" + (f"; {instead}" if instead else "")) from error
+        raise wrong_kind(model, error) from error
     return loaded if data is None else (loaded, example_files(data, split))
+
+
+def wrong_kind(model: str, error: Any) -> click.ClickException:
+    """`--model` given a run of another family kind (`families.WrongKind`): what it is and where it goes."""
+    decoders = ", ".join(f.name for f in of_kind("decoder"))
+    instead = _USE_INSTEAD.get(error.family.kind)
+    return click.ClickException(f"{model} is a {error.family.name} run: --model needs a decoder model "
+                                f"({decoders})" + (f"; {instead}" if instead else ""))
 
 
 def load_tagger(path: str) -> Any:
@@ -251,40 +256,31 @@ def main_rank() -> bool:
     return os.environ.get("RANK", "0") in ("", "0")
 
 
-def reading_parts(model: str, tagger: str | None, grammar_constraint: bool, device: str, threads: int,
-                  unguarded: bool | None = None) -> Any:
-    """The model, tagger and grammar that read raw text (`trainers.normalizer_run.NormalizerParts`): all from a
-    normalizer run directory, else from --model, --tagger and --grammar-constraint. With `unguarded` False, a
-    bare model without both a tagger and the grammar is refused in one line saying what to add."""
-    import torch
+def open_reader(model: str, tagger: str | None, device: str, threads: int, guard: bool = True,
+                say_unguarded: bool = False, **settings: Any) -> Any:
+    """`--model` (a normalizer folder, or a decoder run with `--tagger`) as a `tnforge.Normalizer`
+    (`Normalizer.load`, with `settings`); its refusals as one line: a normalizer given a tagger, a bare model
+    run without one (saying what to add), a run of another kind, a missing grammar. Notes (a grammar changed
+    since assembly; with `say_unguarded`, that nothing guards the readings) go to stderr — without it, an
+    unguarded reader (asked for by --unguarded) is announced by its routes and summaries."""
+    import warnings
 
-    from tnforge.trainers.devices import resolve_device
-    from tnforge.trainers.normalizer_run import (
-        NormalizerParts,
-        bare_model_refusal,
-        grammar_note,
-        is_normalizer,
-        open_normalizer,
-    )
+    from tnforge.reading import Normalizer, UnguardedWarning
+    from tnforge.trainers.families import WrongKind
+    from tnforge.trainers.normalizer_run import is_normalizer
 
-    if is_normalizer(model):
-        if tagger or grammar_constraint:
-            raise click.UsageError(f"{model} is a normalizer: it has its own tagger and grammar (drop --tagger and "
-                                   "--grammar-constraint)")
-        if threads:
-            torch.set_num_threads(threads)
-        with click_errors():
-            parts = open_normalizer(model, resolve_device(device))
-        if parts.grammar_version is not None:
-            from tnforge.grammars import adapter
-
-            parts.reading_words, parts.covered = grammar_words(True)
-            if note := grammar_note(model, parts.grammar_version, adapter.version()):
-                click.echo(f"note: {note}", err=True)
-        return parts
-    loaded = load_model(model, device, threads)  # a run of another kind or no checkpoint: its own one line
-    if unguarded is False and not (tagger and grammar_constraint):
-        raise click.ClickException(bare_model_refusal(model))
-    reading_words, covered = grammar_words(grammar_constraint)
-    return NormalizerParts(loaded, load_tagger(tagger) if tagger else None, reading_words, covered,
-                           None if unguarded else CONFIDENCE, THRESHOLD)
+    if is_normalizer(model) and tagger:
+        raise click.UsageError(f"{model} is a normalizer: it has its own tagger and grammar (drop --tagger and "
+                               "--grammar-constraint)")
+    try:
+        with warnings.catch_warnings(), click_errors():
+            warnings.simplefilter("ignore", UnguardedWarning)  # the routes and summaries say it
+            normalizer = Normalizer.load(model, device, threads, tagger=tagger, guard=guard, **settings)
+    except click.ClickException as error:
+        if isinstance(error.__cause__, WrongKind):
+            raise wrong_kind(model, error.__cause__) from error
+        raise
+    for note in normalizer.notes:
+        if say_unguarded or "guard=False" not in note:
+            click.echo(f"note: {note}", err=True)
+    return normalizer

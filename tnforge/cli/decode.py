@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
-from tnforge.trainers.decoding.constraint_sets import build_constraint
 from tnforge.trainers.decoding.defaults import TOP_K
 
 
@@ -39,28 +38,26 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
       tnforge decode -m runs/s2s -d out/sample --out out/sample/hyps/dev -- --runner DirectRunner \\
           --direct_num_workers 2 --direct_running_mode multi_processing
 
-    After `--`, Beam options: the decode runs as a Beam pipeline (RunInference) on that runner, same bytes.
+    After `--`, Beam options: a Beam pipeline (RunInference) on that runner decodes, with the same bytes.
     """
     from tnforge.trainers.decoding.outputs import write_hypotheses
 
     if (pipeline_args := common.pipeline_args()) is not None:
-        if raw:
+        if raw:  # it reads a local text file, sentence by sentence
             raise click.UsageError("--raw decodes in one process: drop the Beam options after --")
-        from tnforge.decode_units import example_files
         from tnforge.pipelines.inference import DecodeSpec, decode_on_beam, described
         spec = DecodeSpec(model, device, threads, seq_de, voc_de, grammar_constraint, weight, beam, top_k)
-        click.echo(described(decode_on_beam(example_files(data, split), out, spec, pipeline_args, split, batch_size,
-                                            copies, rows_per_file), out))
+        click.echo(described(decode_on_beam(data, out, spec, pipeline_args, split, batch_size, copies,
+                                            rows_per_file), out))
         return
     if raw:
-        from tnforge.trainers.normalize import Normalizer, write_raw_hypotheses
+        from tnforge.reading.streams import write_raw_hypotheses
 
-        parts = common.reading_parts(model, tagger, grammar_constraint, device, threads)  # or a normalizer's
-        constraint, note = build_constraint(parts.loaded, seq_de, voc_de, parts.reading_words, parts.covered, weight)
-        normalizer = Normalizer(parts.loaded, parts.tagger, constraint, beam, batch_size, parts.threshold,
-                                reading_words=parts.reading_words, top_k=top_k, confidence=parts.confidence)
+        normalizer = common.open_reader(model, tagger, device, threads, guard=bool(tagger) or grammar_constraint,
+                                        say_unguarded=True, beam=beam, batch_size=batch_size, top_k=top_k,
+                                        seq_de=seq_de, voc_de=voc_de, weight=weight)
         written = write_raw_hypotheses(normalizer, data, out)
-        click.echo(written.describe(out, beam, top_k, parts.loaded.device, note))
+        click.echo(written.describe(out, beam, top_k, normalizer.device, normalizer.constraint_note))
         return
     loaded, files = common.load_model(model, device, threads, data, split)
     constraint, constraint_note = common.constraint_of(loaded, seq_de, voc_de, grammar_constraint, weight)

@@ -57,13 +57,12 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
         from tnforge.trainers.evaluation.meaning_errors import gate
         from tnforge.trainers.evaluation.raw_text import evaluate_raw, write_raw_report
 
-        parts = common.reading_parts(model, tagger, grammar_constraint, device, threads)
-        constraint, constraint_note = build_constraint(parts.loaded, seq_de, voc_de, parts.reading_words,
-                                                       parts.covered, weight)
-        title = f"Plain-text evaluation of {model} on {data} ({split}; {constraint_note}; tagger {tagger or model})"
-        result = evaluate_raw(parts.loaded, example_files(data, split), split, parts.tagger, constraint, judge, beam,
-                              batch_size, parts.threshold if threshold is None else threshold,
-                              reading_words=parts.reading_words, confidence=parts.confidence)
+        reader = common.open_reader(model, tagger, device, threads, guard=bool(tagger) or grammar_constraint,
+                                    say_unguarded=True, beam=beam, batch_size=batch_size, threshold=threshold,
+                                    seq_de=seq_de, voc_de=voc_de, weight=weight)
+        title = (f"Plain-text evaluation of {model} on {data} ({split}; {reader.constraint_note}; tagger "
+                 f"{tagger or model})")
+        result = evaluate_raw(reader, example_files(data, split), split, judge)
         click.echo(write_raw_report(result, report, title) + f"\n{note}.")
         if fail_on_unrecoverable:
             name, row = next(iter(result["rows"].items()))

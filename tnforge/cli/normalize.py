@@ -1,4 +1,4 @@
-"""`tnforge normalize`: raw text → spoken text with a seq2seq model and an optional tagger (`trainers.normalize`)."""
+"""`tnforge normalize`: raw text → spoken text with a normalizer (`tnforge.Normalizer`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from tnforge.trainers.decoding.defaults import CONFIDENCE, THRESHOLD
 @click.option("--tagger", "-t", default=None, type=click.Path(exists=True),
               help="With a bare model run: the tagger run that predicts each token's class.")
 @click.option("--grammar-constraint", is_flag=True, default=False,
-              help="With a bare model run: guard the readings with the covering grammar by each token's class.")
+              help="With a bare model run and --tagger: guard the readings with the covering grammar (implied by "
+                   "--tagger).")
 @click.option("--unguarded", is_flag=True, default=False,
               help="Read a bare model run without tagger or grammar: nothing guards the readings' meaning.")
 @click.option("--confidence", default=None, type=click.FloatRange(0, 1),
@@ -35,13 +36,20 @@ from tnforge.trainers.decoding.defaults import CONFIDENCE, THRESHOLD
 @click.option("--corpus-letters", is_flag=True, default=False,
               help="Write readings as the corpus does: URLs spelt b_letter a_letter ..., not as words (ba ...), and "
                    "the pause marker sil inside readings (telephone numbers) kept.")
+@click.option("--punctuation", type=click.Choice(["drop", "keep"]), default="drop",
+              help="keep: the written punctuation marks stay in the spoken text (for prosody); drop: spoken words only.")
+@click.option("--lexicon", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="TSV of written<TAB>reading[<TAB>CLASS] overrides; a reading the grammar does not license is "
+                   "refused unless --force-lexicon.")
+@click.option("--force-lexicon", is_flag=True, default=False,
+              help="Read --lexicon entries the covering grammar does not license anyway (listed in the table).")
 @common.decoding_options
 @common.progress_option(True, help="Progress bar on stderr for --file.")
 @common.runtime_options
 def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, tagger: str | None,
               grammar_constraint: bool, unguarded: bool, confidence: float | None, threshold: float | None,
-              fail_on_unrecoverable: bool, corpus_letters: bool, beam: int, batch_size: int, progress: bool,
-              device: str, threads: int) -> None:
+              fail_on_unrecoverable: bool, corpus_letters: bool, punctuation: str, lexicon: str | None,
+              force_lexicon: bool, beam: int, batch_size: int, progress: bool, device: str, threads: int) -> None:
     """Normalize raw text: tokenize it like the corpus, tag each token's class, read each token within the
     readings the covering grammar licenses for its likely classes, and print the spoken text.
 
@@ -54,12 +62,15 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
       tnforge normalize --model runs/normalizer "Train 540 leaves at 4:45"
       tnforge normalize --model runs/normalizer --file in.txt --out out.txt --fail-on-unrecoverable
       cat in.txt | tnforge normalize -m runs/normalizer -f - > out.txt
+      tnforge normalize --model runs/normalizer --punctuation keep 'It costs $20, not $30.'
+      tnforge normalize --model runs/s2s --tagger runs/tagger 'It costs $20.'
       tnforge normalize -m runs/normalizer -f in.txt -o out.txt -- --runner DirectRunner --direct_num_workers 2
-      tnforge normalize --model runs/s2s --tagger runs/tagger --grammar-constraint "It costs $20."
+
+    From Python: `from tnforge import Normalizer` (docs: getting started, "Use from Python").
     """
     from tnforge.progress import progress_bar
+    from tnforge.reading.streams import normalize_file
     from tnforge.trainers.decoding.raw_text import reading_table
-    from tnforge.trainers.normalize import Normalizer, normalize_file
 
     if bool(text) == bool(source):
         raise click.UsageError("give either TEXT or --file (not both)")
@@ -69,26 +80,20 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
         raise click.UsageError("--grammar-constraint needs --tagger: the grammar is chosen by each token's class")
     if (pipeline_args := common.pipeline_args()) is not None:  # a Beam pipeline (RunInference) reads the file
         from tnforge.pipelines.inference import ReaderSpec, normalize_on_beam
-        from tnforge.trainers.inference_worker import normalized
-        spec = ReaderSpec(model, device, threads, beam, batch_size, corpus_letters, confidence, threshold)
-        done = normalized(normalize_on_beam(source or "-", out, spec, pipeline_args))
+        spec = ReaderSpec(model, tagger, device, threads, not unguarded, beam, batch_size, confidence, threshold,
+                          corpus_letters, punctuation, lexicon, force_lexicon)
+        done = normalize_on_beam(source or "-", out, spec, pipeline_args)
         click.echo(done.describe(out), err=True)
         raise SystemExit(1 if fail_on_unrecoverable and (done.unchecked or done.unlicensed) else 0)
-    from tnforge.grammars import adapter
-    from tnforge.trainers.decoding.constraint_sets import build_constraint
-
-    parts = common.reading_parts(model, tagger, grammar_constraint, device, threads, unguarded)
-    constraint, _ = build_constraint(parts.loaded, reading_words=parts.reading_words, covered=parts.covered)
-    normalizer = Normalizer(parts.loaded, parts.tagger, constraint, beam, batch_size,
-                            parts.threshold if threshold is None else threshold, parts.reading_words,
-                            corpus_letters=corpus_letters,
-                            confidence=parts.confidence if confidence is None else confidence,
-                            judge=adapter.judge(True)[0] if parts.reading_words is not None else None)
+    normalizer = common.open_reader(model, tagger, device, threads, guard=not unguarded, beam=beam,
+                                    batch_size=batch_size, confidence=confidence, threshold=threshold,
+                                    corpus_letters=corpus_letters, punctuation=punctuation, lexicon=lexicon,
+                                    force_lexicon=force_lexicon)
     if text:
-        [reading] = normalizer([" ".join(text)])
+        [reading] = normalizer.read_batch([" ".join(text)])
         if not reading.tokens:
             raise click.ClickException("nothing to normalize: the text has no tokens")
-        click.echo(reading_table(reading, corpus_letters))
+        click.echo(reading_table(reading, corpus_letters, normalizer.spoken(reading)))
         return
     bar = (lambda total: progress_bar(total, desc="normalize", unit="sent")) if progress else None
     done = normalize_file(normalizer, source, out, bar)

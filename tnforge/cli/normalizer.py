@@ -1,5 +1,5 @@
 """`tnforge normalizer assemble`: one normalizer run directory from a model run, a tagger run and the grammar
-choice (`trainers.normalizer_run`)."""
+choice (`tnforge.Normalizer.save`)."""
 
 from __future__ import annotations
 
@@ -30,19 +30,24 @@ def normalizer() -> None:
 def assemble(model: str, tagger: str, out: str, grammar: bool, confidence: float, threshold: float,
              overwrite: bool) -> None:
     """Assemble a normalizer: the model's checkpoint and the tagger copied into OUT, with a manifest of their
-    versions and sha256 hashes, the grammar's version and the routing settings.
+    versions and sha256 hashes, the grammar's version and the routing settings, and a model card
+    (MODEL_CARD.md: training data, figures, licence, intended use, limitations). From Python:
+    `Normalizer.load(MODEL, tagger=TAGGER).save(OUT)`.
 
     \b
     Examples:
       tnforge normalizer assemble --model runs/s2s --tagger runs/tagger --out runs/normalizer
       tnforge normalize --model runs/normalizer "Train 540 leaves at 4:45"
     """
-    from tnforge.grammars import adapter
-    from tnforge.trainers.normalizer_run import assemble as build
+    from tnforge.trainers.normalizer_run import is_normalizer
 
-    with common.click_errors(), common.grammar_errors("--grammar"):
-        version = adapter.resolve(True) and adapter.version() if grammar else None
-        written, notes = build(model, tagger, out, version, confidence, threshold, overwrite)
+    if is_normalizer(model):
+        raise click.ClickException(f"{model} is already a normalizer: --model takes a decoder model run")
+    normalizer = common.open_reader(model, tagger, "cpu", 0, guard=grammar, confidence=confidence,
+                                    threshold=threshold)
+    with common.click_errors():
+        written, notes = normalizer.save(out, overwrite=overwrite)
     for note in notes:
         click.echo(f"note: {note}", err=True)
-    click.echo(f"normalizer → {written} (tnforge normalize --model {written} TEXT)")
+    click.echo(f"normalizer → {written} (tnforge normalize --model {written} TEXT; from Python: "
+               f"Normalizer.load({str(written)!r}))")

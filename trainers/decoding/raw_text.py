@@ -21,6 +21,7 @@ from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE, THR
 from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
 from tnforge.trainers.decoding.protocol import DecodableModel, OutputVocabulary
 from tnforge.trainers.decoding.routing import (
+    adds_nothing,
     likely_classes,
     meaning_at_stake,
     spellable,
@@ -65,8 +66,23 @@ class SentenceReading:
         (`b_letter a_letter t_letter t_letter l_letter e_letter dot n_letter e_letter t_letter`) as the words
         a speech engine says ("battle dot net"), and without the corpus's pause marker `sil` inside readings
         ("five five five sil one two three" → "five five five one two three"), as punctuation is left out."""
-        return spoken(self.tokens, [r if r in (SELF, SIL) else " ".join(w for w in decode_letters(r).split() if w != SIL)
-                                    for r in self.readings])
+        return " ".join(words for words in map(speech_words, self.tokens, self.readings) if words)
+
+
+def speech_words(token: str, reading: str) -> str:
+    """One token's reading in plain words: `<self>` → the token, `sil` → "", the corpus's letter-by-letter
+    spelling as words, a digit spelt on its own as its word, without the pause marker `sil` inside readings."""
+    if reading == SELF:
+        return token
+    if reading == SIL:
+        return ""
+    return " ".join(DIGIT_WORDS.get(word, word) for word in decode_letters(reading).split() if word != SIL)
+
+
+#: A digit spelt on its own in a reading (the grammar's LETTERS reading of "221B" is "2 2 1 b") as a speech
+#: engine says it.
+DIGIT_WORDS = dict(zip("0123456789", ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                                      "nine"), strict=True))
 
 
 def read_as_written(token: str, cls: str | None, probability: float, threshold: float,
@@ -230,10 +246,14 @@ def read_sentences(
                 results[s].hypotheses[t] = list(hypotheses)
             if on_batch:
                 on_batch(len(chunk))
+    meaning = getattr(reading_words, "meaning", None)
     for (s, t), (classes_here, shares, candidates, unspellable) in unions.items():
-        ranked_here = weigh_by_class(candidates, classes_here, shares, unspellable)[:top_k]
+        ranked_here, why = adds_nothing(weigh_by_class(candidates, classes_here, shares, unspellable),
+                                        results[s].tokens[t], meaning)
+        ranked_here = ranked_here[:top_k]
         results[s].readings[t] = ranked_here[0][0] if ranked_here else SELF
         results[s].hypotheses[t] = ranked_here
+        results[s].routes[t] += why
     return results, counts
 
 
@@ -303,23 +323,27 @@ def normalize_texts(
     reading_words: ReadingWords | None = None,
     top_k: int = 1,
     confidence: float | None = CONFIDENCE,
+    counts: Counts | None = None,
 ) -> list[SentenceReading]:
     """Read raw sentences: tokenize each, tag them (with `tagger`; else every token is decoded, classless),
     decode what needs the seq2seq; routed by the tagger's likely classes at `confidence` (None: by its most
-    probable class alone, as before routing)."""
+    probable class alone, as before routing). `counts`, when given, gains the decoder's counts (span
+    mismatches of sentence models …)."""
     if tokenize is None:
         from tnforge.trainers.decoding.text_tokenizer import tokenize
     sentences = [tokenize(text) for text in texts]
     classes = probabilities = alternatives = likely = None
     if tagger is not None:
         classes, probabilities, alternatives, likely = tag_sentences(tagger, sentences, confidence or 0.0)
-    readings, _ = read_sentences(loaded, sentences, classes, probabilities, constraint, beam, batch_size, threshold,
-                                 on_batch, reading_words, alternatives, top_k=top_k,
-                                 likely=likely if confidence is not None else None)
+    readings, found = read_sentences(loaded, sentences, classes, probabilities, constraint, beam, batch_size,
+                                     threshold, on_batch, reading_words, alternatives, top_k=top_k,
+                                     likely=likely if confidence is not None else None)
+    if counts is not None:
+        counts.update(merge_counts(counts, found))
     return readings
 
 
-def reading_table(reading: SentenceReading, corpus_letters: bool = False) -> str:
+def reading_table(reading: SentenceReading, corpus_letters: bool = False, spoken_text: str | None = None) -> str:
     """Each token beside its class (with the tagger's probability), its reading and why it was read so (its
     route), one a line, then a blank line and the spoken sentence; `*` marks tokens the seq2seq decoded, `=`
     those read by the grammar. Readings spelt letter by letter are shown as plain words unless `corpus_letters`."""
@@ -336,4 +360,6 @@ def reading_table(reading: SentenceReading, corpus_letters: bool = False) -> str
         why = f"  ({why})" if why else ""
         rows.append(f"{token:<{width}}  {tag:<16}{mark} {text:<{reading_width}}{why}".rstrip() if cls is not None
                     else f"{token:<{width}}  {text:<{reading_width}}{why}".rstrip())
-    return "\n".join([*rows, "", reading.spoken if corpus_letters else reading.speech])
+    if spoken_text is None:
+        spoken_text = reading.spoken if corpus_letters else reading.speech
+    return "\n".join([*rows, "", spoken_text])

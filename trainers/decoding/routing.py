@@ -93,6 +93,22 @@ def union_route(token: str, classes: Sequence[str], shares: Sequence[float], rea
     return None, keys, scored, f"unsure ({doubt}); seq2seq in each, weighed by class"
 
 
+def adds_nothing(ranked: Sequence[tuple[str, float]], token: str, meaning: Any) -> tuple[list[tuple[str, float]], str]:
+    """A union-routed token's readings (best first) kept to those that add nothing the text does not make
+    certain, and why ("" when nothing changed): when its readings disagree on a unit, currency or magnitude
+    (`meaning(reading, token)`: the grammar's `GrammarWords.meaning`) and the best one says one, the best
+    readings that say none ("221B" unsure between MEASURE and ADDRESS: "two twenty one b", never
+    "two hundred twenty one byte"), else the token as written (`<self>`). Readings that agree are kept."""
+    if meaning is None or len(ranked) < 2:
+        return list(ranked), ""
+    says = [meaning(text, token) for text, _ in ranked]
+    if not says[0] or len(set(says)) == 1:
+        return list(ranked), ""
+    kept = [item for item, said in zip(ranked, says, strict=True) if not said] or [(SELF, 0.0)]
+    return kept, (f"; {ranked[0][0]!r} would say {', '.join(sorted(says[0]))}, which the text does not make "
+                  "certain: read without it")
+
+
 def part_key(cls: str) -> str:
     """The decoding key of one class's part of a union (`class_readings`: its committed reading, else its
     licensed readings), as the grammar adapter reads it."""

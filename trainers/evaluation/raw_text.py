@@ -16,12 +16,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tnforge.schemas.classes import COVERED
-from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE
 from tnforge.trainers.decoding.raw_text import (
-    THRESHOLD,
     SentenceReading,
     Tagged,
     read_sentences,
@@ -29,9 +27,6 @@ from tnforge.trainers.decoding.raw_text import (
 )
 from tnforge.trainers.evaluation.accuracy import BatchJudge, evaluate
 from tnforge.trainers.evaluation.meaning_errors import meaning_errors, meaning_markdown
-
-if TYPE_CHECKING:
-    from tnforge.trainers.decoding.protocol import DecodableModel
 
 #: Row name → (tokens, classes, every token decoded): tokens "predicted" (tokenizer) or "gold"; classes
 #: "predicted" (tagger), "gold" or "none".
@@ -161,17 +156,18 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
     return row
 
 
-def evaluate_raw(loaded: DecodableModel, files: Sequence[Path], split: str | None, tagger: Any = None,
-                 constraint: Any = None, judge: BatchJudge | None = None, beam: int = BEAM,
-                 batch_size: int = BATCH_SIZE, threshold: float = THRESHOLD,
+def evaluate_raw(reader: Any, files: Sequence[Path], split: str | None, judge: BatchJudge | None = None,
                  tokenize: Callable[[str], list[str]] | None = None,
-                 detokenize: Callable[[Sequence[str]], str] | None = None, reading_words: Any = None,
+                 detokenize: Callable[[Sequence[str]], str] | None = None,
                  on_row: Callable[[str, dict[str, Any]], None] | None = None,
-                 grammar_readings: bool = True, confidence: float | None = CONFIDENCE) -> dict[str, Any]:
-    """Every row of `stages` on the split's sentences:
-    {"rows": {name: figures}, "sentences": count}. `grammar_readings`: tokens the grammar has one reading
-    for take it (`read_sentences`), except in the every-token-decoded row. `confidence`: the tagger's rows
-    are routed by its likely classes (`routing`; None: by its most probable class alone)."""
+                 grammar_readings: bool = True) -> dict[str, Any]:
+    """Every row of `stages` on the split's sentences, read by `reader` (a `tnforge.Normalizer`: its model,
+    tagger, constraint, grammar and routing settings): {"rows": {name: figures}, "sentences": count}.
+    `grammar_readings`: tokens the grammar has one reading for take it (`read_sentences`), except in the
+    every-token-decoded row. The tagger's rows are routed by its likely classes at the reader's `confidence`
+    (None: by its most probable class alone)."""
+    loaded, tagger, constraint, reading_words = reader.loaded, reader.tagger, reader.constraint, reader.reading_words
+    beam, batch_size, threshold, confidence = reader.beam, reader.batch_size, reader.threshold, reader.confidence
     from tnforge import tokenizer as corpus_tokenizer
 
     tokenize = tokenize or corpus_tokenizer.tokenize

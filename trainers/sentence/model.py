@@ -150,25 +150,51 @@ def sinusoids(length: int, width: int, device: torch.device) -> torch.Tensor:
 
 @dataclass
 class TransformerMemory:
-    """Encoder output rows: memory [N, S, D] and its padding mask [N, S]."""
+    """Encoder output rows: memory [N, S, D] and its padding mask [N, S]; once decoding starts, each decoder
+    layer's cross-attention keys and values of the memory [N, heads, S, D/heads], projected once
+    (`SentenceTransformer.step`), not at every step."""
 
     memory: torch.Tensor
     mask: torch.Tensor
+    keys: list[tuple[torch.Tensor, torch.Tensor]] | None = None
 
     def select(self, index: torch.Tensor) -> TransformerMemory:
-        return TransformerMemory(self.memory.index_select(0, index), self.mask.index_select(0, index))
+        keys = None if self.keys is None else [(k.index_select(0, index), v.index_select(0, index))
+                                               for k, v in self.keys]
+        return TransformerMemory(self.memory.index_select(0, index), self.mask.index_select(0, index), keys)
 
 
 @dataclass
 class PrefixState:
-    """Decoder rows' state: how many pieces were read, and each decoder layer's normed inputs at every position
-    read so far [N, t, D] (the keys and values its self-attention reads; the new position attends to them)."""
+    """Decoder rows' state: how many pieces were read, and each decoder layer's self-attention keys and values
+    at every position read so far [N, heads, t, D/heads] (the new position attends to them)."""
 
     length: int
-    layers: list[torch.Tensor]
+    layers: list[tuple[torch.Tensor, torch.Tensor]]
 
     def select(self, index: torch.Tensor) -> PrefixState:
-        return PrefixState(self.length, [cache.index_select(0, index) for cache in self.layers])
+        return PrefixState(self.length, [(k.index_select(0, index), v.index_select(0, index)) for k, v in self.layers])
+
+
+def _heads(x: torch.Tensor, heads: int) -> torch.Tensor:
+    """[N, T, D] → [N, heads, T, D/heads]."""
+    return x.unflatten(-1, (heads, x.shape[-1] // heads)).transpose(1, 2)
+
+
+def _project(attention: nn.MultiheadAttention, x: torch.Tensor, part: int) -> torch.Tensor:
+    """One of the query (0), key (1) and value (2) projections of an attention layer, split into heads."""
+    width = attention.embed_dim
+    weight = attention.in_proj_weight[part * width:(part + 1) * width]
+    bias = attention.in_proj_bias[part * width:(part + 1) * width]
+    return _heads(nn.functional.linear(x, weight, bias), attention.num_heads)
+
+
+def _attend(attention: nn.MultiheadAttention, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+            allowed: torch.Tensor | None = None) -> torch.Tensor:
+    """Multi-head attention of projected queries over projected keys and values, through the output projection
+    ([N, 1, D]); `allowed` [N, 1, 1, S]: the keys each row may read (True)."""
+    mixed = nn.functional.scaled_dot_product_attention(query, keys, values, attn_mask=allowed)
+    return attention.out_proj(mixed.transpose(1, 2).flatten(2))
 
 
 class SentenceTransformer(nn.Module):
@@ -202,8 +228,9 @@ class SentenceTransformer(nn.Module):
         embedded = self.source_projection(self.source_embedding(source))
         embedded = self.dropout(embedded + sinusoids(source.shape[1], self.config.width, source.device))
         memory = self.encoder(embedded, src_key_padding_mask=mask)
-        return TransformerMemory(memory, mask), PrefixState(0, [memory.new_zeros((source.shape[0], 0, memory.shape[2]))
-                                                                for _ in self.decoder.layers])
+        heads = self.config.heads
+        empty = memory.new_zeros((source.shape[0], heads, 0, memory.shape[2] // heads))
+        return TransformerMemory(memory, mask), PrefixState(0, [(empty, empty) for _ in self.decoder.layers])
 
     def decode(self, target_in: torch.Tensor, encoded: TransformerMemory) -> torch.Tensor:
         """Logits [N, T, V] of every position of decoder inputs [N, T] (causal)."""
@@ -217,20 +244,30 @@ class SentenceTransformer(nn.Module):
 
     def step(self, previous: torch.Tensor, state: PrefixState, encoded: TransformerMemory) -> tuple[torch.Tensor,
                                                                                                   PrefixState]:
-        """The next piece's logits [N, V], reading only the new position (the earlier ones' keys and values are
-        in `state`): the same logits as `decode` of the whole prefix, at a cost that grows with its length only
-        through attention. Pre-norm layers, as `nn.TransformerDecoderLayer(norm_first=True)` computes them."""
+        """The next piece's logits [N, V], reading only the new position: the earlier positions' self-attention
+        keys and values are in `state`, the memory's cross-attention keys and values are projected once per
+        decoding (kept in `encoded`). The same logits as `decode` of the whole prefix, at a cost that grows
+        with its length only through attention. Pre-norm layers, as `nn.TransformerDecoderLayer(norm_first=True)`
+        computes them."""
         width = self.config.width
+        if encoded.keys is None:
+            encoded.keys = [(_project(layer.multihead_attn, encoded.memory, 1),
+                             _project(layer.multihead_attn, encoded.memory, 2)) for layer in self.decoder.layers]
+        readable = ~encoded.mask[:, None, None, :]
         position = sinusoids(state.length + 1, width, previous.device)[-1]
         x = self.dropout(self.target_embedding(previous[:, None]) * math.sqrt(width) + position)
         caches = []
-        for layer, cache in zip(self.decoder.layers, state.layers, strict=True):
+        for layer, (keys, values), (memory_keys, memory_values) in zip(self.decoder.layers, state.layers,
+                                                                       encoded.keys, strict=True):
+            attention = layer.self_attn
             normed = layer.norm1(x)
-            cache = torch.cat([cache, normed], dim=1)
-            caches.append(cache)
-            x = x + layer.dropout1(layer.self_attn(normed, cache, cache, need_weights=False)[0])
-            x = x + layer.dropout2(layer.multihead_attn(layer.norm2(x), encoded.memory, encoded.memory,
-                                                        key_padding_mask=encoded.mask, need_weights=False)[0])
+            keys = torch.cat([keys, _project(attention, normed, 1)], dim=2)
+            values = torch.cat([values, _project(attention, normed, 2)], dim=2)
+            caches.append((keys, values))
+            x = x + layer.dropout1(_attend(attention, _project(attention, normed, 0), keys, values))
+            cross = layer.multihead_attn
+            x = x + layer.dropout2(_attend(cross, _project(cross, layer.norm2(x), 0), memory_keys, memory_values,
+                                           readable))
             x = x + layer.dropout3(layer.linear2(layer.dropout(layer.activation(layer.linear1(layer.norm3(x))))))
         logits = self.output(self.decoder.norm(x))[:, 0]
         return logits, PrefixState(state.length + 1, caches)

@@ -62,20 +62,26 @@ class Tagger:
         """(tokens × classes) probabilities of every token of `sentences`, in order; scaled by the dev-fitted
         temperature, and for unknown Title-case words taken at the train split's class frequencies
         (`priors.at_train_priors`), unless `calibrated` is False (the trees' own probabilities)."""
-        import xgboost
-
         from tnforge.trainers.tagger.calibration import apply_temperature
 
         matrix = features(sentences, self.lexicon)
         if not len(matrix):
             return np.zeros((0, len(self.classes)), dtype=np.float32)
-        dmatrix = xgboost.DMatrix(matrix, feature_names=feature_names(self.classes))
-        raw = np.asarray(self.booster.predict(dmatrix), dtype=np.float32).reshape(len(matrix), len(self.classes))
+        if self.booster.num_features() != matrix.shape[1]:
+            raise ValueError(f"the tagger's trees take {self.booster.num_features()} features, these tokens have "
+                             f"{matrix.shape[1]}: retrain it with this tnforge (`tnforge train tagger`)")
+        raw = np.asarray(self.booster.inplace_predict(matrix), dtype=np.float32).reshape(len(matrix), len(self.classes))
         if not calibrated:
             return raw
         weights = self.description.get("training", {}).get("class_weights", {})
         return at_train_priors(apply_temperature(raw, self.temperature), [t for s in sentences for t in s],
                                self.classes, weights)
+
+    def use_threads(self, threads: int) -> None:
+        """Predict with `threads` CPU threads (0: xgboost's default, every core). One thread is fastest for a
+        sentence at a time, and on a machine whose cores other work shares."""
+        if threads:
+            self.booster.set_param({"nthread": threads})
 
     def predict(self, sentences: Sequence[Sequence[str]]) -> list[list[Prediction]]:
         """The most probable class of every token, sentence by sentence (a rule's class has probability 1)."""

@@ -1,6 +1,5 @@
-"""`tnforge normalize` as a library: raw sentences in (arguments, a file or standard input, one a line), spoken
-sentences out (one a line, in order, an empty line for an empty one), decoded in batches of many sentences
-(`decoding.raw_text`). Input must be UTF-8: a line that is not stops the run with one message naming the
+"""Files and pipes through a `tnforge.Normalizer`: raw sentences in (a file or standard input, one a line), spoken
+sentences out (one a line, in order, an empty line for an empty one), read in chunks of many sentences. Input must be UTF-8: a line that is not stops the run with one message naming the
 file and line; a file output is written under a temporary name and renamed, so it is never half written.
 Standard input may be a live stream: whenever no further line is waiting, the lines read so far are decoded
 and written at once, so a slow producer gets each answer without waiting for a full batch."""
@@ -13,68 +12,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from tnforge.schemas import SELF
-from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE
-from tnforge.trainers.decoding.raw_text import THRESHOLD, SentenceReading, normalize_texts
+from tnforge.reading.normalizer import CHUNK
 
 if TYPE_CHECKING:
-    from tnforge.trainers.decoding.protocol import DecodableModel
+    from tnforge.reading.normalizer import Normalizer
 
-#: Sentences read and decoded together in batch mode (their tokens are batched `batch_size` at a time).
-CHUNK = 512
 STDIO = "-"
 #: Marks a pause in a live input stream: no further line is waiting, so decode what has been read.
 PAUSE = None
-
-
-@dataclass
-class Normalizer:
-    """A seq2seq model with its optional tagger and decoding constraint, and the decoding settings."""
-
-    loaded: DecodableModel
-    tagger: Any = None
-    constraint: Any = None
-    beam: int = BEAM
-    batch_size: int = BATCH_SIZE
-    threshold: float = THRESHOLD
-    reading_words: Any = None  # the covering grammar: PLAIN tokens it reads otherwise go to the seq2seq
-    top_k: int = 1  # hypotheses kept per decoded token
-    corpus_letters: bool = False  # write URLs spelt as the corpus does (`b_letter a_letter …`), not as words
-    confidence: float | None = CONFIDENCE  # routing by the tagger's likely classes (None: its first class alone)
-    judge: Any = None  # the covering grammar's batch judge: counts readings it licenses for no class read in
-
-    def text(self, reading: SentenceReading) -> str:
-        """The spoken sentence to write: plain words, or the corpus's spelling with `corpus_letters`."""
-        return reading.spoken if self.corpus_letters else reading.speech
-
-    def __call__(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> list[SentenceReading]:
-        return normalize_texts(self.loaded, texts, self.tagger, self.constraint, self.beam, self.batch_size,
-                               self.threshold, on_batch=on_batch, reading_words=self.reading_words,
-                               top_k=self.top_k, confidence=self.confidence)
-
-    def unlicensed(self, readings: list[SentenceReading]) -> list[tuple[int, str, str | None, str]]:
-        """(sentence index, token, class read in, reading) of every token the model decoded into a reading the
-        grammar licenses for none of the classes it was read in (`read_in`), and of every covered-class token
-        left as written; [] without the grammar's judge (see `Normalized.unchecked`)."""
-        if self.judge is None:
-            return []
-        from tnforge.schemas.classes import union_parts
-
-        items, where = [], []
-        for s, reading in enumerate(readings):
-            for t, token in enumerate(reading.tokens):
-                read_in = reading.read_in[t] if reading.read_in else reading.classes[t]
-                as_written = not reading.decoded[t] and reading.readings[t] == SELF and read_in not in (None, "PLAIN")
-                if reading.decoded[t] or as_written:
-                    parts = union_parts(read_in) or (None,)
-                    items += [(token, reading.readings[t], part) for part in parts]
-                    where.append((s, token, read_in, reading.readings[t], len(parts)))
-        verdicts = iter(self.judge(items) if items else [])
-        found = []
-        for s, token, read_in, text, parts in where:
-            if not any([next(verdicts) is True for _ in range(parts)]):
-                found.append((s, token, read_in, text))
-        return found
 
 
 def text_lines(raw_lines: Iterable[bytes | None], name: str) -> Iterator[str | None]:
@@ -194,8 +139,8 @@ def normalize_lines(normalizer: Normalizer, lines: Iterable[str | None], write: 
     sentences = tokens = decoded = 0
     unlicensed: list[tuple[int, str, str | None, str]] = []
     for texts in chunks(lines, chunk):
-        readings = normalizer(texts)
-        write("".join(normalizer.text(reading) + "\n" for reading in readings))
+        readings = normalizer.read_batch(texts)
+        write("".join(normalizer.spoken(reading) + "\n" for reading in readings))
         unlicensed += [(sentences + s + 1, *rest) for s, *rest in normalizer.unlicensed(readings)]
         sentences += len(readings)
         tokens += sum(len(r.tokens) for r in readings)
@@ -203,7 +148,7 @@ def normalize_lines(normalizer: Normalizer, lines: Iterable[str | None], write: 
         if on_sentences:
             on_sentences(len(readings))
     return Normalized(sentences, tokens, decoded, time.monotonic() - started, tuple(unlicensed),
-                      normalizer.judge is None)
+                      not normalizer.guarded)
 
 
 def check_paths(source: str, out: str) -> None:
@@ -266,7 +211,7 @@ def write_raw_hypotheses(normalizer: Normalizer, source: str, out: str) -> Any:
     name, line, tokens = os.path.basename(source), 0, 0
     with open(source, "rb") as handle:
         for texts in chunks(text_lines(handle, source)):
-            for reading in normalizer(texts):
+            for reading in normalizer.read_batch(texts):
                 line += 1
                 for index, (token, cls) in enumerate(zip(reading.tokens, reading.classes, strict=True)):
                     tokens += 1
