@@ -84,3 +84,18 @@ def test_normalize_on_beam_refuses_bad_input_in_one_line(normalizer, tmp_path):
     result = invoke(["normalize", "-m", str(model), "-f", str(good), "-o", str(out), "--", "--runner", "FnApiRunner"])
     [line] = result.output.strip().splitlines()
     assert result.exit_code == 1 and line.startswith(f"Error: {model}") and not out.exists()
+
+
+def test_normalize_on_beam_reads_and_writes_a_bucket(normalizer, tmp_path, gcs):
+    source = tmp_path / "in.txt"
+    source.write_text(sentences())
+    local = tmp_path / "local.txt"
+    args = ["normalize", "--model", str(normalizer), "--threads", "1", "--device", "cpu", "--no-progress"]
+    assert invoke([*args, "--file", str(source), "--out", str(local)]).exit_code == 0
+    bucket = gcs.bucket("normalize")
+    gcs.upload(source, f"{bucket}/in.txt")
+    result = invoke([*args, "--file", f"{bucket}/in.txt", "--out", f"{bucket}/out.txt", "--", "--runner",
+                     "FnApiRunner"])
+    assert result.exit_code == 0, result.output
+    assert gcs.read(f"{bucket}/out.txt") == local.read_bytes()
+    assert gcs.names("normalize") == ["in.txt", "out.txt"]  # the chunks' scratch removed
