@@ -174,3 +174,15 @@ def test_each_worker_process_loads_the_model_once_for_all_its_batches(model_and_
     decode(model, data, tmp_path / "hyps", "--runner", "FnApiRunner")
     marker = json.loads((tmp_path / "hyps" / "_hypotheses.json").read_text())
     assert loads == [str(model)] and marker["inputs"] == sum(len(s) for s in SENTENCES)
+
+
+def test_a_constrained_decode_is_the_same_on_beam(model_and_data, tmp_path):
+    """The grammar mask (and any constraint) is built by each worker from the same options: the same bytes."""
+    pytest.importorskip("pynini")
+    model, data = model_and_data
+    decode(model, data, tmp_path / "one", extra=("--grammar-constraint",))
+    decode(model, data, tmp_path / "beam", *MULTI, extra=("--grammar-constraint",))
+    assert folder_bytes(tmp_path / "beam") == folder_bytes(tmp_path / "one")
+    unconstrained = tmp_path / "free"
+    decode(model, data, unconstrained)
+    assert folder_bytes(unconstrained) != folder_bytes(tmp_path / "one")  # the mask changed the hypotheses
