@@ -2,9 +2,9 @@
 --file` (raw sentences → spoken sentences) as pipelines around Beam's RunInference, same bytes as one process.
 
 The model handlers load the model once per worker process (RunInference's shared handle: every thread of the
-process uses that one copy) on the worker's GPU when it has one (device "auto"), and reach the model side by
-name inside the worker (`WORKER`: `tnforge.trainers.inference_worker`), so building the job graph imports no
-torch. Batches are formed before RunInference, not by its BatchElements: a batch's composition changes its
+process uses that one copy) on the worker's GPU when it has one (device "auto"), and reach the model side only
+inside the worker: decode's by name (`WORKER`: `tnforge.trainers.inference_worker`), normalize's through the
+library's `tnforge.Normalizer.load` (`load_reader`), so building the job graph imports no torch. Batches are formed before RunInference, not by its BatchElements: a batch's composition changes its
 scores' last bits, and a runner's bundles differ, so decode batches come from `tnforge.decode_units` (the
 single process's batches) and normalize chunks are the single process's `CHUNK` lines; RunInference gets them
 whole (`should_skip_batching`). Outputs are committed as one process commits them: hypotheses shards through

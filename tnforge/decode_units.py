@@ -57,9 +57,10 @@ def decode_columns(files: Sequence[object]) -> list[str]:
     """The decode columns present in the first file; ValueError (one line) when it has no `input` column."""
     from tnforge.filesystems import parquet_file
 
-    names = set(parquet_file(files[0]).schema_arrow.names)
-    if "input" not in names:
-        raise ValueError(f"{files[0]}: no 'input' column (is it an examples dataset?)")
+    names = parquet_file(files[0]).schema_arrow.names
+    if "input" not in names:  # as `trainers.seq2seq.data.iter_rows` says it
+        raise ValueError(f"{files[0]}: no column input (it has {', '.join(names) or 'none'}): not an examples file "
+                         "of a tnforge dataset")
     return [c for c in DECODE_COLUMNS if c in names]
 
 
