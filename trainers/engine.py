@@ -21,7 +21,7 @@ import math
 import sys
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from torch import nn
 from tnforge.trainers.checkpoints import BEST, LAST, load_checkpoint
 from tnforge.trainers.devices import autocast_dtype, peak_memory_mb, rng_state, set_rng_state
 from tnforge.trainers.distributed import ProcessGroup, from_environment, shut_down
+from tnforge.trainers.engine_config import resumed
 from tnforge.trainers.prefetch import prefetched
 from tnforge.trainers.runs import (
     METRICS,
@@ -65,14 +66,13 @@ class TrainingTask(ABC):
     def __init__(self, config: Any) -> None:
         self.config = config
 
-    def restore_config(self, payload: dict[str, Any]) -> None:
-        """Take the saved run's config (resuming), keeping the new command line's run-time options (`overrides`),
-        data and out."""
+    def restore_config(self, payload: dict[str, Any], explicit: Collection[str] | None = None) -> list[str]:
+        """Take the saved run's config (resuming): every option it recorded, but the new data and out and the
+        runtime options named in `explicit` (`engine_config.resumed`); returns the lines saying what changed."""
         saved = type(self.config).from_dict(payload["config"])
-        for name, value in self.config.overrides().items():
-            setattr(saved, name, value)
-        saved.data, saved.out = self.config.data, self.config.out
+        lines = resumed(saved, self.config, explicit)
         self.config = saved
+        return lines
 
     @abstractmethod
     def setup(self, group: ProcessGroup, payload: dict[str, Any] | None) -> None:
@@ -149,7 +149,8 @@ class _Stop(Exception):
 class Engine:
     """One training run of a task (construct, then `fit`)."""
 
-    def __init__(self, task: TrainingTask, resume: bool = False, overwrite: bool = False) -> None:
+    def __init__(self, task: TrainingTask, resume: bool = False, overwrite: bool = False,
+                 explicit: Collection[str] | None = None) -> None:
         self.task, self.resume, self._stepped = task, resume, False
         config = task.config
         self.group = from_environment(config.device)
@@ -165,7 +166,12 @@ class Engine:
             if state.get("engine") != STATE_VERSION:
                 raise ValueError(f"{self.run / LAST}: saved by an older tnforge whose training state cannot be "
                                  "resumed; its best.pt still decodes. Train again with --overwrite")
-            task.restore_config(self.payload)
+            changes = task.restore_config(self.payload, explicit)
+            if group.main:
+                spent = state.get("elapsed", 0.0) / 60
+                budget = f" of its {task.config.max_minutes:g}-minute budget" if task.config.max_minutes else ""
+                print("\n".join([f"resuming {self.run} at step {state.get('step', 0)} ({spent:.1f} minutes{budget} "
+                                 "spent) with the options it was started with", *changes]), file=sys.stderr)
         config = task.config
         if config.batch_size % group.world:
             raise ValueError(f"--batch-size {config.batch_size} is the global batch: it must divide among the "
@@ -446,6 +452,8 @@ class Engine:
                             disable=not (self.task.config.progress and self.group.main))
 
 
-def fit(task: TrainingTask, resume: bool = False, overwrite: bool = False) -> TrainResult:
-    """Train `task` into its config's `out` (see `Engine`)."""
-    return Engine(task, resume, overwrite).fit()
+def fit(task: TrainingTask, resume: bool = False, overwrite: bool = False,
+        explicit: Collection[str] | None = None) -> TrainResult:
+    """Train `task` into its config's `out` (see `Engine`); resuming, the options the run recorded apply but
+    the runtime options named in `explicit` (None: all of the config's; `engine_config.resumed`)."""
+    return Engine(task, resume, overwrite, explicit).fit()

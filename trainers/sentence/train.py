@@ -6,7 +6,7 @@ classes) and counts those whose spoken form comes out exactly right."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -184,9 +184,10 @@ def evaluate_dev(model: nn.Module, pieces: SentencePieces, rows: dict[str, list]
             "dev_token_accuracy": tokens_right / max(tokens, 1), "dev_sentences": count}
 
 
-def train(config: SentenceTrainConfig, resume: bool = False, overwrite: bool = False) -> TrainResult:
+def train(config: SentenceTrainConfig, resume: bool = False, overwrite: bool = False,
+          explicit: Collection[str] | None = None) -> TrainResult:
     """Train (or resume) a sentence model into `config.out` (the engine's refusals and Ctrl-C)."""
-    return fit(SentenceTask(config), resume, overwrite)
+    return fit(SentenceTask(config), resume, overwrite, explicit)
 
 
 def describe(result: TrainResult) -> tuple[str, str]:

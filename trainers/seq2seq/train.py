@@ -5,7 +5,7 @@ loss step and dev evaluation.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,12 +209,14 @@ class Seq2SeqTask(TrainingTask):
         save_seq2seq(path, model, self.input_vocab, self.output_vocab, self.config.to_dict(), training, metrics)
 
 
-def train(config: TrainConfig, resume: bool = False, overwrite: bool = False) -> TrainResult:
+def train(config: TrainConfig, resume: bool = False, overwrite: bool = False,
+          explicit: Collection[str] | None = None) -> TrainResult:
     """Train (or resume) a model into `config.out`; returns where it stopped and the best dev figures.
 
     Refuses, before writing anything, a non-empty `config.out` without `resume` or `overwrite`, a corpus file
-    as data and an empty train split. Ctrl-C saves a resumable checkpoint and raises `TrainingInterrupted`."""
-    return fit(Seq2SeqTask(config), resume, overwrite)
+    as data and an empty train split. Ctrl-C saves a resumable checkpoint and raises `TrainingInterrupted`.
+    Resuming, the run keeps the options it recorded but the runtime options named in `explicit` (`fit`)."""
+    return fit(Seq2SeqTask(config), resume, overwrite, explicit)
 
 
 def describe(result: TrainResult) -> tuple[str, str]:
