@@ -29,6 +29,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from tnforge.trainers.budget import budget_advice, steps_within
 from tnforge.trainers.checkpoints import BEST, LAST, load_checkpoint
 from tnforge.trainers.devices import autocast_dtype, peak_memory_mb, rng_state, set_rng_state
 from tnforge.trainers.distributed import ProcessGroup, from_environment, shut_down
@@ -117,6 +118,10 @@ class TrainingTask(ABC):
 
     def plateau_value(self, metrics: dict[str, Any]) -> float | None:
         """The dev figure whose plateau decays the learning rate (lower is better); None: no schedule."""
+        return None
+
+    def untrained(self, best: dict[str, Any]) -> str | None:
+        """Why the best dev figures show a model that has learnt nothing yet ("non-trivial accuracy 0.00%"), or None."""
         return None
 
     @abstractmethod
@@ -258,7 +263,7 @@ class Engine:
         per_epoch = max(1, math.ceil(rows_per_epoch / config.batch_size))
         started = time.monotonic()
         budget = config.max_minutes * 60 - elapsed_before if config.max_minutes else math.inf
-        bar = self._bar(config.epochs * per_epoch, step)
+        bar, first_step = self._bar(config.epochs * per_epoch, step), step
         timing_start = time.monotonic()
 
         def training_state() -> dict[str, Any]:
@@ -378,6 +383,8 @@ class Engine:
                         steps_in_plan += 1
                         if item is not None:
                             units_done = item[1]
+                        bar.total = steps_within(config.epochs * per_epoch, first_step, step - first_step,
+                                                 time.monotonic() - started, budget)  # the budget binds: its end
                         bar.update(1)
                         if step % LOG_EVERY == 0:
                             log_window()
@@ -399,14 +406,22 @@ class Engine:
         except KeyboardInterrupt:  # a second Ctrl-C: stop now, keep the last checkpoint as it is
             bar.close()
             raise
+        if stopped == "time limit":
+            bar.total = step
         bar.close()
         if evaluated_at != step:
             evaluate(max(epoch - 1, 0) if stopped == "epochs" else epoch)
+        advice = ""
         if group.main:
             from tnforge.trainers.plots import plot_training
 
             plot_training(run / METRICS, run / "training.png")
-        return TrainResult(run, epoch, step, elapsed_before + time.monotonic() - started, best, stopped)
+            if stopped == "time limit":
+                advice = budget_advice(config.max_minutes, epoch, has_dev is True and bad_evals == 0,
+                                       task.untrained(best), resume_command(task.command, config.data, config.out),
+                                       device.type == "cpu" and config.threads != 1)
+        return TrainResult(run, epoch, step, elapsed_before + time.monotonic() - started, best, stopped,
+                           advice=advice)
 
     # -- pieces ------------------------------------------------------------------------------------------------
     def _step(self, wrapped: nn.Module, model: nn.Module, batch: Any, weight: float, global_units: float | None,

@@ -70,6 +70,8 @@ def describe(result: DETrainResult, markdown: str) -> tuple[str, str]:
     (`markdown`, from `train_with_report`) and the run's files."""
     note = (f"trained on {result.train_pairs:,} pairs for {result.epochs} epochs ({result.stopped}) in "
             f"{result.seconds:.0f} s")
+    if result.advice:
+        note += f"\n{result.advice}"
     if not result.dev_pairs:
         note += ("\nno dev pairs: best.pt is the last epoch's weights; no early stopping (build with a dev split "
                  "to have it)")

@@ -224,4 +224,4 @@ def train_dual_encoder(config: DETrainConfig, resume: bool = False, overwrite: b
     task = DualEncoderTask(config)
     result = fit(task, resume, overwrite, explicit)
     return DETrainResult(result.run, result.epochs, result.steps, result.seconds, result.best, result.stopped,
-                         len(task.train_rows), len(task.dev_rows))
+                         len(task.train_rows), len(task.dev_rows), advice=result.advice)

@@ -135,6 +135,9 @@ class SentenceTask(TrainingTask):
     def plateau_value(self, metrics: dict[str, Any]) -> float | None:
         return metrics["dev_loss"]
 
+    def untrained(self, best: dict[str, Any]) -> str | None:
+        return "sentence accuracy 0.00%" if best.get("dev_sentence_accuracy") == 0 else None
+
     def dev_line(self, metrics: dict[str, Any]) -> str:
         return (f"sentences {100 * metrics['dev_sentence_accuracy']:.2f}%  tokens "
                 f"{100 * metrics['dev_token_accuracy']:.2f}%  loss {metrics['dev_loss']:.4f}")
@@ -199,5 +202,5 @@ def describe(result: TrainResult) -> tuple[str, str]:
              f"no dev sentences: best.pt is the last weights (step {best['step']})"] if best else []
     lines.append(f"model: {run / BEST}  pieces: {run / PIECES_FILE}  metrics: {run / METRICS}")
     note = (f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
-            f"({result.stopped})")
+            f"({result.stopped})" + (f"\n{result.advice}" if result.advice else ""))
     return note, "\n".join(lines)

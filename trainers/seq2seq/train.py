@@ -200,6 +200,9 @@ class Seq2SeqTask(TrainingTask):
     def plateau_value(self, metrics: dict[str, Any]) -> float | None:
         return metrics["dev_loss"]
 
+    def untrained(self, best: dict[str, Any]) -> str | None:
+        return "non-trivial accuracy 0.00%" if best.get("dev_nontrivial_accuracy") == 0 else None
+
     def dev_line(self, metrics: dict[str, Any]) -> str:
         return (f"accuracy {100 * metrics['dev_accuracy']:.2f}%  non-trivial "
                 f"{100 * metrics['dev_nontrivial_accuracy']:.2f}%  loss {metrics['dev_loss']:.4f}")
@@ -230,5 +233,5 @@ def describe(result: TrainResult) -> tuple[str, str]:
              "learning-rate schedule (build with a dev split to have them)"] if best else []
     lines.append(f"model: {run / BEST}  metrics: {run / METRICS}  plot: {run / PLOT}")
     note = (f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
-            f"({result.stopped})")
+            f"({result.stopped})" + (f"\n{result.advice}" if result.advice else ""))
     return note, "\n".join(lines)
