@@ -54,7 +54,7 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
       tnforge normalize --model runs/normalizer "Train 540 leaves at 4:45"
       tnforge normalize --model runs/normalizer --file in.txt --out out.txt --fail-on-unrecoverable
       cat in.txt | tnforge normalize -m runs/normalizer -f - > out.txt
-      tnforge normalize --model runs/s2s --tagger runs/tagger --grammar-constraint "It costs $20."
+      tnforge normalize --model runs/s2s --tagger runs/tagger --grammar-constraint 'It costs $20.'
     """
     from tnforge.progress import progress_bar
     from tnforge.trainers.decoding.raw_text import reading_table
