@@ -374,13 +374,17 @@ def read_parquet(path: str | os.PathLike, columns: list[str] | None = None,
                  read_dictionary: list[str] | None = None) -> Any:
     """One Parquet file as a pyarrow Table (some columns), local or remote (`NotParquet` naming a file that is
     none); `read_dictionary` columns come dictionary-encoded (cheap for repetitive strings)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    with _parquet_errors(path):
+    try:
         if not is_remote(str(path)):
             return pq.read_table(path, columns=columns, read_dictionary=read_dictionary)
         with open_seekable(path) as handle:
             return pq.read_table(handle, columns=columns, read_dictionary=read_dictionary)
+    except pa.ArrowInvalid:
+        parquet_file(path)  # NotParquet when the file is none; else the error was another (a missing column)
+        raise
 
 
 def parquet_file(path: str | os.PathLike, download: bool = False) -> Any:

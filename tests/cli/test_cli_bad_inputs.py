@@ -30,7 +30,7 @@ def _empty(bad: Path, _good: dict[str, Path]) -> tuple[Path, str]:
 def _docs(bad: Path, _good: dict[str, Path]) -> tuple[Path, str]:
     (bad / "docs").mkdir()
     (bad / "docs" / "guide.md").write_text("# a guide\n")
-    return bad / "docs", "not a dataset directory (no manifest.json and no Parquet files)"
+    return bad / "docs", "not a dataset directory (no manifest.json and no Parquet files in it or its sub-folders)"
 
 
 def _model_run(_bad: Path, good: dict[str, Path]) -> tuple[Path, str]:
