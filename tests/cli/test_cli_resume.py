@@ -13,9 +13,8 @@ from click.testing import CliRunner
 
 torch = pytest.importorskip("torch")
 
-from tests.support.tiny_models import write_pair_dataset  # noqa: E402
-from tests.trainers.test_engine_resume import interrupt_at  # noqa: E402
-from tests.trainers.test_sentence_models import write_sentence_dataset  # noqa: E402
+from tests.support.interrupts import interrupt_at  # noqa: E402
+from tests.support.tiny_models import write_pair_dataset, write_sentence_dataset  # noqa: E402
 from tnforge.cli import cli  # noqa: E402
 from tnforge.manifest import mark_complete, write_manifest  # noqa: E402
 from tnforge.trainers.checkpoints import load_checkpoint  # noqa: E402
