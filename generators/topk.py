@@ -32,14 +32,14 @@ class Hypothesis(NamedTuple):
 
 def read_hypotheses(path: str | os.PathLike) -> pa.Table:
     """A hypotheses Parquet file (or a folder of them) checked against the HYPOTHESES schema."""
-    from tnforge.filesystems import exists, is_folder, list_files
+    from tnforge.filesystems import exists, is_folder, parquet_files
 
     path = str(path)
     if not exists(path):
         raise FileNotFoundError(f"{path}: no such hypotheses file")
-    files = list_files(path, "*.parquet", recursive=True) if is_folder(path) else [path]
+    files = parquet_files(path) if is_folder(path) else [path]
     if not files:
-        raise FileNotFoundError(f"{path}: no Parquet files in this folder")
+        raise FileNotFoundError(f"{path}: no Parquet files in this folder or its sub-folders")
     tables = []
     for file in files:
         try:

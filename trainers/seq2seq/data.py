@@ -26,10 +26,10 @@ LONG_READING = 16
 
 
 def example_files(source: str | os.PathLike, split: str | None = None) -> list[Path] | list[str]:
-    """Parquet files of examples: a dataset directory (its `examples/<split>`), a folder of Parquet files,
-    or one Parquet file, local (Paths) or remote (gs://… strings). Raises FileNotFoundError naming the path
+    """Parquet files of examples: a dataset directory (its `examples/<split>`), a folder of Parquet files (in it
+    or its sub-folders: `filesystems.parquet_files`), or one Parquet file, local (Paths) or remote (gs://… strings). Raises FileNotFoundError naming the path
     when nothing is found, ValueError for a corpus file (`check_not_corpus`)."""
-    from tnforge.filesystems import check_path, is_file, is_folder, is_remote, join, list_files
+    from tnforge.filesystems import check_path, is_file, is_folder, is_remote, join, parquet_files
 
     path = check_path(source)
     local = (lambda files: [Path(f) for f in files]) if not is_remote(path) else list
@@ -43,9 +43,9 @@ def example_files(source: str | os.PathLike, split: str | None = None) -> list[P
         if not files:
             raise FileNotFoundError(f"{path}: no examples Parquet files for split {split!r}")
         return files
-    files = list_files(path, "*.parquet", recursive=True)
+    files = parquet_files(path)
     if not files:
-        raise FileNotFoundError(f"{path}: no Parquet files")
+        raise FileNotFoundError(f"{path}: no Parquet files in it or its sub-folders")
     return local(files)
 
 
