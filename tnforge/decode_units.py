@@ -30,11 +30,11 @@ class DecodeUnit(NamedTuple):
 
 
 def example_files(source: str | os.PathLike, split: str | None = None) -> list[Path] | list[str]:
-    """Parquet files of examples: a dataset directory (its `examples/<split>`), a folder of Parquet files,
-    or one Parquet file, local (Paths) or remote (gs://… strings). FileNotFoundError naming the path when
-    nothing is found."""
+    """Parquet files of examples: a dataset directory (its `examples/<split>`), a folder of Parquet files (in it
+    or its sub-folders: `filesystems.parquet_files`), or one Parquet file, local (Paths) or remote (gs://…
+    strings). FileNotFoundError naming the path when nothing is found."""
     from tnforge import datasets
-    from tnforge.filesystems import check_path, is_file, is_folder, is_remote, join, list_files
+    from tnforge.filesystems import check_path, is_file, is_folder, is_remote, join, parquet_files
 
     path = check_path(source)
     local = (lambda files: [Path(f) for f in files]) if not is_remote(path) else list
@@ -47,9 +47,9 @@ def example_files(source: str | os.PathLike, split: str | None = None) -> list[P
         if not files:
             raise FileNotFoundError(f"{path}: no examples Parquet files for split {split!r}")
         return files
-    files = list_files(path, "*.parquet", recursive=True)
+    files = parquet_files(path)
     if not files:
-        raise FileNotFoundError(f"{path}: no Parquet files")
+        raise FileNotFoundError(f"{path}: no Parquet files in it or its sub-folders")
     return local(files)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from tnforge.errors import TnforgeError
+from tnforge.errors import InputError, TnforgeError
 
 #: Prefix of the temporary names `write_atomically` writes before the final name (hidden from listings).
 TEMPORARY = ".tmp-"
@@ -160,6 +160,41 @@ def list_files(folder: str | os.PathLike, pattern: str = "*", recursive: bool = 
     start = len(folder.rstrip("/")) + 1  # hidden: any name below `folder` that starts with "." (as glob does)
     return [path for path in found if fnmatchcase(name_of(path), pattern)
             and not any(part.startswith(".") for part in path[start:].split("/"))]
+
+
+#: How deep below a folder that is no dataset directory its Parquet files are looked for: in it and in its
+#: sub-folders (a dataset's `examples/` with train/dev/test), never a whole tree (a folder like /tmp).
+PARQUET_DEPTH = 2
+
+
+def parquet_files(folder: str | os.PathLike) -> list[str]:
+    """The Parquet files directly in `folder` or in its sub-folders (`PARQUET_DEPTH`), sorted; hidden ones left
+    out. Deeper files are not looked for, so a big tree is refused before any of it is read."""
+    folder = str(folder)
+    if not is_remote(folder):
+        return sorted(found for depth in range(PARQUET_DEPTH)
+                      for found in matching(os.path.join(folder, *["*"] * depth, "*.parquet")))
+    start = len(folder.rstrip("/")) + 1
+    return [path for path in list_files(folder, "*.parquet", recursive=True)
+            if path[start:].count("/") < PARQUET_DEPTH]
+
+
+class NotParquet(InputError, ValueError):
+    """A file read as Parquet that is none (or is damaged): named with pyarrow's reason."""
+
+    def __init__(self, path: str | os.PathLike, error: BaseException) -> None:
+        reason = str(error).split(". ")[0].strip().rstrip(".")
+        super().__init__(f"{path}: not a Parquet file ({reason})")
+
+
+@contextlib.contextmanager
+def _parquet_errors(path: str | os.PathLike) -> Iterator[None]:
+    import pyarrow as pa
+
+    try:
+        yield
+    except pa.ArrowInvalid as error:
+        raise NotParquet(path, error) from error
 
 
 def exists(path: str | os.PathLike) -> bool:
@@ -337,27 +372,34 @@ def write_text(path: str | os.PathLike, text: str) -> str:
 
 def read_parquet(path: str | os.PathLike, columns: list[str] | None = None,
                  read_dictionary: list[str] | None = None) -> Any:
-    """One Parquet file as a pyarrow Table (some columns), local or remote; `read_dictionary` columns come
-    dictionary-encoded (cheap for repetitive strings)."""
-    import pyarrow.parquet as pq
-
-    if not is_remote(str(path)):
-        return pq.read_table(path, columns=columns, read_dictionary=read_dictionary)
-    with open_seekable(path) as handle:
-        return pq.read_table(handle, columns=columns, read_dictionary=read_dictionary)
-
-
-def parquet_file(path: str | os.PathLike, download: bool = False) -> Any:
-    """A `pyarrow.parquet.ParquetFile` of a local or remote file. Remote: read in ranges as asked, or, with
-    `download` (for reading a whole shard), fetched in one request into memory."""
+    """One Parquet file as a pyarrow Table (some columns), local or remote (`NotParquet` naming a file that is
+    none); `read_dictionary` columns come dictionary-encoded (cheap for repetitive strings)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if not is_remote(str(path)):
-        return pq.ParquetFile(path)
-    if download:
-        return pq.ParquetFile(pa.BufferReader(read_bytes(path)))
-    return pq.ParquetFile(open_seekable(path))
+    try:
+        if not is_remote(str(path)):
+            return pq.read_table(path, columns=columns, read_dictionary=read_dictionary)
+        with open_seekable(path) as handle:
+            return pq.read_table(handle, columns=columns, read_dictionary=read_dictionary)
+    except pa.ArrowInvalid:
+        parquet_file(path)  # NotParquet when the file is none; else the error was another (a missing column)
+        raise
+
+
+def parquet_file(path: str | os.PathLike, download: bool = False) -> Any:
+    """A `pyarrow.parquet.ParquetFile` of a local or remote file (`NotParquet` naming a file that is none).
+    Remote: read in ranges as asked, or, with `download` (for reading a whole shard), fetched in one request
+    into memory."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with _parquet_errors(path):
+        if not is_remote(str(path)):
+            return pq.ParquetFile(path)
+        if download:
+            return pq.ParquetFile(pa.BufferReader(read_bytes(path)))
+        return pq.ParquetFile(open_seekable(path))
 
 
 def open_arrow_file(path: str):

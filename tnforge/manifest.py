@@ -11,7 +11,16 @@ import os
 from typing import Any, TypeVar
 
 from tnforge.errors import TnforgeError
-from tnforge.filesystems import exists, is_file, is_folder, join, list_files, read_bytes, write_bytes
+from tnforge.filesystems import (
+    exists,
+    has_contents,
+    is_file,
+    is_folder,
+    join,
+    parquet_files,
+    read_bytes,
+    write_bytes,
+)
 
 P = TypeVar("P", str, os.PathLike)
 
@@ -136,9 +145,10 @@ def _refuse_other_folders(path: str | os.PathLike) -> None:
         raise NotADataset(path, what)
     if not is_folder(path) or is_dataset_directory(path):
         return
-    if not list_files(path, "*.parquet", recursive=True):
-        empty = not list_files(path, recursive=True)
-        raise NotADataset(path, "an empty folder" if empty else "no manifest.json and no Parquet files")
+    if not parquet_files(path):
+        empty = not has_contents(path)
+        raise NotADataset(path, "an empty folder" if empty else "no manifest.json and no Parquet files in it or its "
+                          "sub-folders")
 
 
 def require_dataset(root: str | os.PathLike) -> dict[str, Any]:

@@ -21,7 +21,7 @@ import math
 import sys
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,9 +29,11 @@ from typing import Any
 import torch
 from torch import nn
 
+from tnforge.trainers.budget import budget_advice, steps_within
 from tnforge.trainers.checkpoints import BEST, LAST, load_checkpoint
 from tnforge.trainers.devices import autocast_dtype, peak_memory_mb, rng_state, set_rng_state
 from tnforge.trainers.distributed import ProcessGroup, from_environment, shut_down
+from tnforge.trainers.engine_config import resumed
 from tnforge.trainers.prefetch import prefetched
 from tnforge.trainers.runs import (
     METRICS,
@@ -65,14 +67,13 @@ class TrainingTask(ABC):
     def __init__(self, config: Any) -> None:
         self.config = config
 
-    def restore_config(self, payload: dict[str, Any]) -> None:
-        """Take the saved run's config (resuming), keeping the new command line's run-time options (`overrides`),
-        data and out."""
+    def restore_config(self, payload: dict[str, Any], explicit: Collection[str] | None = None) -> list[str]:
+        """Take the saved run's config (resuming): every option it recorded, but the new data and out and the
+        runtime options named in `explicit` (`engine_config.resumed`); returns the lines saying what changed."""
         saved = type(self.config).from_dict(payload["config"])
-        for name, value in self.config.overrides().items():
-            setattr(saved, name, value)
-        saved.data, saved.out = self.config.data, self.config.out
+        lines = resumed(saved, self.config, explicit)
         self.config = saved
+        return lines
 
     @abstractmethod
     def setup(self, group: ProcessGroup, payload: dict[str, Any] | None) -> None:
@@ -119,6 +120,10 @@ class TrainingTask(ABC):
         """The dev figure whose plateau decays the learning rate (lower is better); None: no schedule."""
         return None
 
+    def untrained(self, best: dict[str, Any]) -> str | None:
+        """Why the best dev figures show a model that has learnt nothing yet ("non-trivial accuracy 0.00%"), or None."""
+        return None
+
     @abstractmethod
     def dev_line(self, metrics: dict[str, Any]) -> str:
         """The dev figures as the progress line prints them."""
@@ -149,7 +154,8 @@ class _Stop(Exception):
 class Engine:
     """One training run of a task (construct, then `fit`)."""
 
-    def __init__(self, task: TrainingTask, resume: bool = False, overwrite: bool = False) -> None:
+    def __init__(self, task: TrainingTask, resume: bool = False, overwrite: bool = False,
+                 explicit: Collection[str] | None = None) -> None:
         self.task, self.resume, self._stepped = task, resume, False
         config = task.config
         self.group = from_environment(config.device)
@@ -165,7 +171,12 @@ class Engine:
             if state.get("engine") != STATE_VERSION:
                 raise ValueError(f"{self.run / LAST}: saved by an older tnforge whose training state cannot be "
                                  "resumed; its best.pt still decodes. Train again with --overwrite")
-            task.restore_config(self.payload)
+            changes = task.restore_config(self.payload, explicit)
+            if group.main:
+                spent = state.get("elapsed", 0.0) / 60
+                budget = f" of its {task.config.max_minutes:g}-minute budget" if task.config.max_minutes else ""
+                print("\n".join([f"resuming {self.run} at step {state.get('step', 0)} ({spent:.1f} minutes{budget} "
+                                 "spent) with the options it was started with", *changes]), file=sys.stderr)
         config = task.config
         if config.batch_size % group.world:
             raise ValueError(f"--batch-size {config.batch_size} is the global batch: it must divide among the "
@@ -252,7 +263,7 @@ class Engine:
         per_epoch = max(1, math.ceil(rows_per_epoch / config.batch_size))
         started = time.monotonic()
         budget = config.max_minutes * 60 - elapsed_before if config.max_minutes else math.inf
-        bar = self._bar(config.epochs * per_epoch, step)
+        bar, first_step = self._bar(config.epochs * per_epoch, step), step
         timing_start = time.monotonic()
 
         def training_state() -> dict[str, Any]:
@@ -372,6 +383,8 @@ class Engine:
                         steps_in_plan += 1
                         if item is not None:
                             units_done = item[1]
+                        bar.total = steps_within(config.epochs * per_epoch, first_step, step - first_step,
+                                                 time.monotonic() - started, budget)  # the budget binds: its end
                         bar.update(1)
                         if step % LOG_EVERY == 0:
                             log_window()
@@ -393,14 +406,22 @@ class Engine:
         except KeyboardInterrupt:  # a second Ctrl-C: stop now, keep the last checkpoint as it is
             bar.close()
             raise
+        if stopped == "time limit":
+            bar.total = step
         bar.close()
         if evaluated_at != step:
             evaluate(max(epoch - 1, 0) if stopped == "epochs" else epoch)
+        advice = ""
         if group.main:
             from tnforge.trainers.plots import plot_training
 
             plot_training(run / METRICS, run / "training.png")
-        return TrainResult(run, epoch, step, elapsed_before + time.monotonic() - started, best, stopped)
+            if stopped == "time limit":
+                advice = budget_advice(config.max_minutes, epoch, has_dev is True and bad_evals == 0,
+                                       task.untrained(best), resume_command(task.command, config.data, config.out),
+                                       device.type == "cpu" and config.threads != 1)
+        return TrainResult(run, epoch, step, elapsed_before + time.monotonic() - started, best, stopped,
+                           advice=advice)
 
     # -- pieces ------------------------------------------------------------------------------------------------
     def _step(self, wrapped: nn.Module, model: nn.Module, batch: Any, weight: float, global_units: float | None,
@@ -446,6 +467,8 @@ class Engine:
                             disable=not (self.task.config.progress and self.group.main))
 
 
-def fit(task: TrainingTask, resume: bool = False, overwrite: bool = False) -> TrainResult:
-    """Train `task` into its config's `out` (see `Engine`)."""
-    return Engine(task, resume, overwrite).fit()
+def fit(task: TrainingTask, resume: bool = False, overwrite: bool = False,
+        explicit: Collection[str] | None = None) -> TrainResult:
+    """Train `task` into its config's `out` (see `Engine`); resuming, the options the run recorded apply but
+    the runtime options named in `explicit` (None: all of the config's; `engine_config.resumed`)."""
+    return Engine(task, resume, overwrite, explicit).fit()

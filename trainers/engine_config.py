@@ -4,6 +4,7 @@ command-line help: `tnforge train …` options are generated from these dataclas
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,7 @@ def option(default: Any, help: str, **cli: Any) -> Any:
     return field(default=default, metadata={"help": help, **cli})
 
 
-#: Options a resumed run takes from the new command line rather than from its checkpoint.
+#: Options a resumed run may take from the new command line; every other option stays as its checkpoint records.
 RUNTIME_OPTIONS = ("epochs", "max_minutes", "device", "threads", "progress", "patience")
 
 
@@ -46,6 +47,48 @@ class EngineConfig(DictConfig):
     threads: int = option(0, "CPU threads of torch (0: torch's default).", min=0)
     progress: bool = option(True, "Progress bar, and a line per dev evaluation, on standard error.")
 
-    def overrides(self) -> dict[str, Any]:
-        """The runtime options of this config (`RUNTIME_OPTIONS`)."""
-        return {name: getattr(self, name) for name in RUNTIME_OPTIONS}
+    def overrides(self, explicit: Collection[str] | None = None) -> dict[str, Any]:
+        """The runtime options of this config (`RUNTIME_OPTIONS`); with `explicit`, those named in it only."""
+        return {name: getattr(self, name) for name in RUNTIME_OPTIONS if explicit is None or name in explicit}
+
+
+def flag(name: str) -> str:
+    """A config field's command-line option: max_minutes → --max-minutes."""
+    return "--" + name.replace("_", "-")
+
+
+def _shown(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _leaves(values: dict[str, Any]) -> dict[str, Any]:
+    """A config dict's values by field name, nested configs' fields included (lists as tuples, to compare)."""
+    flat: dict[str, Any] = {}
+    for name, value in values.items():
+        if isinstance(value, dict):
+            flat.update(_leaves(value))
+        else:
+            flat[name] = tuple(value) if isinstance(value, list) else value
+    return flat
+
+
+def resumed(saved: EngineConfig, given: EngineConfig, explicit: Collection[str] | None) -> list[str]:
+    """Bring `saved`, the config a run recorded at its start, to a resumed run: the new command line's (`given`)
+    data and out, and its runtime options (`RUNTIME_OPTIONS`) named in `explicit` (the options given on the
+    command line; None: all of them, as a library call's config sets them). Every other option stays as
+    recorded. Returns the lines that say what changed, and which options given were kept as recorded."""
+    changed = []
+    for name, value in given.overrides(explicit).items():
+        if getattr(saved, name) != value:
+            changed.append(f"{flag(name)} {_shown(getattr(saved, name))} → {_shown(value)}")
+            setattr(saved, name, value)
+    saved.data, saved.out = given.data, given.out
+    recorded, asked = _leaves(saved.to_dict()), _leaves(given.to_dict())
+    kept = [flag(name) for name in sorted(set(explicit or ()) - set(RUNTIME_OPTIONS) - {"data", "out"})
+            if name not in recorded or recorded[name] != asked.get(name)]
+    lines = [f"changed by the command line: {', '.join(changed)}"] if changed else []
+    if kept:
+        lines.append(f"kept as the run recorded them: {', '.join(kept)} (a resumed run changes only "
+                     f"{', '.join(flag(name) for name in RUNTIME_OPTIONS)}; start a new run with --overwrite "
+                     "to change the others)")
+    return lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,8 @@ TIMING = "timing.jsonl"
 
 @dataclass
 class TrainResult:
-    """A training run's outcome: its folder, epochs and steps done, seconds, best dev record, why it stopped."""
+    """A training run's outcome: its folder, epochs and steps done, seconds, best dev record, why it stopped, and
+    `advice`: a line when its time budget ended it far from converged (`budget.budget_advice`)."""
 
     run: Path
     epochs: int
@@ -29,6 +30,7 @@ class TrainResult:
     seconds: float
     best: dict[str, Any]
     stopped: str
+    advice: str = field(default="", kw_only=True)
 
 
 def log_metrics(path: Path, record: dict[str, Any]) -> None:

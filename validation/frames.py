@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tnforge import datasets, schemas
+from tnforge.filesystems import NotParquet
 from tnforge.schemas import negative_kinds, suites
 from tnforge.validation.combine import Partial
 from tnforge.validation.reading import DataFile, folder_state, read_schema
@@ -66,7 +67,7 @@ def schema_rows(name: str, item: DataFile) -> list[tuple[str, str, str, str]]:
     expected = {f.name: suites.field_descriptor(f) for f in schemas.SCHEMAS[name]}
     try:
         schema = read_schema(item.path)
-    except (OSError, pa.ArrowException) as error:
+    except (OSError, pa.ArrowException, NotParquet) as error:
         return [(item.relative, "column", "a readable Parquet file", f"unreadable: {error}")]
     rows = []
     found = {f.name: suites.field_descriptor(f) for f in schema}

@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from tnforge import datasets, schemas
-from tnforge.filesystems import expand, is_remote, join, matching, parquet_file
+from tnforge.filesystems import NotParquet, expand, is_remote, join, matching, parquet_file
 
 _SHARD_NAME = re.compile(r"part-(\d+)-of-(\d+)\.parquet$")
 
@@ -131,7 +131,7 @@ def row_count(path: str) -> int:
     """Rows of a Parquet file from its footer (0 when it cannot be read: the schema frame reports it)."""
     try:
         return _open(path).metadata.num_rows
-    except (OSError, pa.ArrowException):
+    except (OSError, pa.ArrowException, NotParquet):
         return 0
 
 
@@ -161,7 +161,7 @@ def read_columns(name: str, path: str, columns: Sequence[str]) -> pa.Table:
     schema = schemas.SCHEMAS[name]
     try:
         names = read_schema(path).names
-    except (OSError, pa.ArrowException) as error:
+    except (OSError, pa.ArrowException, NotParquet) as error:
         raise ValueError(problem(path, error)) from error
     return pa.schema([pa.field(c, schema.field(c).type) for c in columns if c in names]).empty_table()
 

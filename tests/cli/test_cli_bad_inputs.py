@@ -30,7 +30,7 @@ def _empty(bad: Path, _good: dict[str, Path]) -> tuple[Path, str]:
 def _docs(bad: Path, _good: dict[str, Path]) -> tuple[Path, str]:
     (bad / "docs").mkdir()
     (bad / "docs" / "guide.md").write_text("# a guide\n")
-    return bad / "docs", "not a dataset directory (no manifest.json and no Parquet files)"
+    return bad / "docs", "not a dataset directory (no manifest.json and no Parquet files in it or its sub-folders)"
 
 
 def _model_run(_bad: Path, good: dict[str, Path]) -> tuple[Path, str]:
@@ -59,9 +59,26 @@ def _cut_parquet(bad: Path, good: dict[str, Path]) -> tuple[Path, str]:
     return bad / "cut.parquet", "cut.parquet: a damaged Parquet file (cut short: no footer)"
 
 
+def _junk_in_folder(bad: Path, _good: dict[str, Path]) -> tuple[Path, str]:
+    (bad / "loose").mkdir()
+    (bad / "loose" / "junk.parquet").write_bytes(b"not Parquet at all\n")
+    return bad / "loose", f"{bad / 'loose' / 'junk.parquet'}: not a Parquet file (Parquet magic bytes not found"
+
+
+def _deep_tree(bad: Path, _good: dict[str, Path]) -> tuple[Path, str]:
+    """Parquet only deeper than a folder's sub-folders (like /tmp): refused without reading it (were it read,
+    its junk file would be named instead)."""
+    deep = bad / "tree" / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / "junk.parquet").write_bytes(b"not Parquet at all\n")
+    (bad / "tree" / "notes.txt").write_text("not data\n")
+    return bad / "tree", "not a dataset directory (no manifest.json and no Parquet files in it or its sub-folders)"
+
+
 DATASETS: dict[str, Callable[[Path, dict[str, Path]], tuple[Path, str]]] = {
     "empty": _empty, "docs": _docs, "model run": _model_run, "stray parquet": _stray_parquet,
-    "corpus file": _corpus_file, "junk parquet": _junk_parquet, "cut parquet": _cut_parquet}
+    "corpus file": _corpus_file, "junk parquet": _junk_parquet, "cut parquet": _cut_parquet,
+    "junk in a folder": _junk_in_folder, "deep tree": _deep_tree}
 #: Inputs that are files: commands whose DIR must be a folder refuse them as click does (usage error, exit 2).
 FILES = {"corpus file", "junk parquet", "cut parquet"}
 
@@ -148,7 +165,7 @@ def test_a_bad_dataset_is_one_line_and_nothing_written(good, tmp_path, command: 
         return
     if bad_input in FILES and command.startswith("grammar"):  # they read a corpus TSV file too
         expected = GRAMMAR_TOOLS_ON_FILES[bad_input]
-    if bad_input == "stray parquet":
+    if bad_input in ("stray parquet", "junk in a folder"):  # where no examples file is read: the folder refused
         expected = STRAY_ELSEWHERE.get(command, expected)
     assert code == 1 and len(lines) == 1 and lines[0].startswith("Error: ") and expected in lines[0], lines
 

@@ -79,3 +79,27 @@ def test_a_failed_rename_leaves_no_temporary_file(tmp_path) -> None:
     with pytest.raises(OSError), write_atomically(str(target)) as handle:
         handle.write(b"data")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_parquet_files_look_in_a_folder_and_its_sub_folders_only(tmp_path) -> None:
+    """A folder of Parquet files (or of split folders of them) is read; a deeper tree is never walked."""
+    from tnforge.filesystems import parquet_files
+
+    for relative in ("a.parquet", "train/b.parquet", "x/y/deep.parquet", ".hidden.parquet", "notes.txt"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_bytes(b"")
+    assert parquet_files(tmp_path) == [str(tmp_path / "a.parquet"), str(tmp_path / "train" / "b.parquet")]
+    assert parquet_files(tmp_path / "x") == [str(tmp_path / "x" / "y" / "deep.parquet")]  # from x: a sub-folder
+
+
+def test_a_file_that_is_not_parquet_is_named(tmp_path) -> None:
+    from tnforge.filesystems import NotParquet, parquet_file, read_parquet
+
+    junk = tmp_path / "junk.parquet"
+    junk.write_bytes(b"not Parquet at all\n")
+    for read in (parquet_file, read_parquet):
+        with pytest.raises(NotParquet, match=f"^{junk}: not a Parquet file \\(Parquet magic bytes not found"):
+            read(junk)
+    pq.write_table(pa.table({"x": [1]}), tmp_path / "one.parquet")
+    with pytest.raises(pa.ArrowInvalid, match="No match for FieldRef"):  # a Parquet file without the column
+        read_parquet(tmp_path / "one.parquet", columns=["tokens"])

@@ -1,6 +1,7 @@
 """The documentation site: it builds with warnings as errors (broken links and anchors, a page missing from the
 nav), uses nothing from the network, its command reference is the CLI's, and what the docs tell a user to type
-is a real command with real options."""
+is a real command with real options, reaches tnforge as printed (no `$` the shell expands) and, where it needs no
+trained model, runs."""
 
 from __future__ import annotations
 
@@ -85,9 +86,13 @@ def test_the_command_reference_renders_help_blocks_as_code() -> None:
     assert "- `--threshold FLOAT RANGE`: Tagger probability" in section and "[default: 0; x&gt;=0]" in section
 
 
+def _is_tnforge(token: str) -> bool:
+    return token == "tnforge" or token.endswith("/bin/tnforge")
+
+
 def documented_commands(text: str) -> list[tuple[str, list[str]]]:
-    """Every `tnforge …` command line in the fenced code blocks of a Markdown text, as tokens (Python blocks
-    are run by the tests of their pages instead)."""
+    """Every `tnforge …` (or `.venv/bin/tnforge …`) command line in the fenced code blocks of a Markdown text,
+    as tokens after the program (Python blocks are run by the tests of their pages instead)."""
     found = []
     for block in re.findall(r"^```(?!python)[a-z]*\n(.*?)^```", text, flags=re.S | re.M):
         for line in block.replace("\\\n", " ").splitlines():
@@ -99,8 +104,9 @@ def documented_commands(text: str) -> list[tuple[str, list[str]]]:
                     tokens = shlex.split(part)
                 except ValueError:
                     continue
-                if "tnforge" in tokens:
-                    found.append((line, tokens[tokens.index("tnforge") + 1:]))
+                program = next((i for i, token in enumerate(tokens) if _is_tnforge(token)), None)
+                if program is not None:
+                    found.append((line, tokens[program + 1:]))
     return found
 
 
@@ -122,13 +128,18 @@ def unknown_options(tokens: list[str]) -> list[str]:
     return [token for token in rest if token.startswith("--") and token.split("=")[0] not in known]
 
 
-def test_every_documented_command_line_exists() -> None:
-    """The README's, the pages' and the `--help` examples' command lines use real commands and options."""
+def documentation_texts() -> dict[str, str]:
+    """The README, every page and the `--help` texts (as the command reference renders them), by name."""
     texts = {str(page.relative_to(ROOT)): page.read_text(encoding="utf-8")
              for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]}
     texts["--help examples"] = command_reference(cli)
+    return texts
+
+
+def test_every_documented_command_line_exists() -> None:
+    """The README's, the pages' and the `--help` examples' command lines use real commands and options."""
     checked, wrong = 0, []
-    for name, text in texts.items():
+    for name, text in documentation_texts().items():
         for line, tokens in documented_commands(text):
             checked += 1
             wrong += [f"{name}: {line} → {bad}" for bad in unknown_options(tokens)]
@@ -138,6 +149,87 @@ def test_every_documented_command_line_exists() -> None:
 def test_the_option_check_catches_a_wrong_option() -> None:
     [(_, tokens)] = documented_commands("```bash\ntnforge train seq2seq --data d --epoch 3 -- --runner=X\n```\n")
     assert unknown_options(tokens) == ["--epoch"]
+
+
+#: Fenced blocks whose lines are typed into a shell (unlabelled ones too: the `--help` examples).
+_SHELL_BLOCK = re.compile(r"^```(bash|sh|shell|console|text|)\n(.*?)^```", flags=re.S | re.M)
+#: What follows a `$` that the shell expands: a name, a digit, `{`, `(` or a special parameter.
+_EXPANDS = re.compile(r"[\w{(@*#?!$-]")
+
+
+def shell_lines(text: str) -> list[str]:
+    """The lines of a Markdown text a user types into a shell: every line of its bash/sh blocks and of unlabelled
+    ones, and the `tnforge …` lines of text blocks (the rest of those is output)."""
+    lines = []
+    for language, block in _SHELL_BLOCK.findall(text):
+        for line in block.replace("\\\n", " ").splitlines():
+            if language != "text" or any(_is_tnforge(word) for word in line.split()):
+                lines.append(line)
+    return lines
+
+
+def expanded_in_double_quotes(line: str) -> list[str]:
+    """The `$…` a shell expands inside double quotes in `line`: `"It costs $20."` reaches tnforge as "It costs 0."
+    (single quotes, or a backslash, keep the `$`)."""
+    found, quote, i = [], "", 0
+    while i < len(line):
+        char = line[i]
+        if char == "\\" and quote != "'":
+            i += 2
+            continue
+        if not quote and char in "'\"":
+            quote = char
+        elif char == quote:
+            quote = ""
+        elif quote == '"' and char == "$" and _EXPANDS.match(line, i + 1):
+            found.append(line[i:i + 2])
+        i += 1
+    return found
+
+
+def test_the_dollar_check_catches_double_quotes() -> None:
+    assert expanded_in_double_quotes('tnforge normalize -m run "It costs $20."') == ["$2"]
+    assert expanded_in_double_quotes('echo "$HOME" "${X}"') == ["$H", "${"]
+    assert expanded_in_double_quotes("tnforge normalize -m run 'It costs $20.' '\"$5\"'") == []
+    assert expanded_in_double_quotes('echo "costs \\$5" "a $ sign" $PATH') == []
+
+
+def test_no_documented_command_has_a_dollar_the_shell_expands() -> None:
+    """Every shell example of the README, the pages and `--help` reaches tnforge as printed: a `$` inside double
+    quotes would be expanded by the shell (write such text in single quotes)."""
+    checked, wrong = 0, []
+    for name, text in documentation_texts().items():
+        for line in shell_lines(text):
+            checked += 1
+            wrong += [f"{name}: {line.strip()}"] if expanded_in_double_quotes(line) else []
+    assert checked > 100 and wrong == []
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
+def test_the_first_session_activates_the_virtual_environment(page: str) -> None:
+    """The set-up calls `.venv/bin/…`; a new shell finds a bare `tnforge` only once the environment is active."""
+    lines = [line.split(" #")[0].strip() for language, block in _SHELL_BLOCK.findall((ROOT / page).read_text())
+             if language in ("bash", "sh") for line in block.splitlines()]
+    bare = [i for i, line in enumerate(lines) if line.startswith("tnforge ") and not re.search(r"\.\.\.|\[options\]", line)]
+    assert bare and "source .venv/bin/activate" in lines[:bare[0]], lines
+
+
+def test_the_examples_that_need_no_trained_model_run_as_printed(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's set-up build of the bundled sample and its covering-grammar example run as printed (in a
+    temporary folder, where the build's `out/sample` lands)."""
+    from click.testing import CliRunner
+
+    printed = {" ".join(tokens): tokens for text in (documentation_texts()[name] for name in
+                                                     ("README.md", "docs/getting-started.md"))
+               for _, tokens in documented_commands(text)}
+    monkeypatch.chdir(tmp_path)
+    build = CliRunner().invoke(cli, printed["build --out out/sample --overwrite"])
+    assert build.exit_code == 0, build.output
+    assert (tmp_path / "out" / "sample" / "manifest.json").is_file() and "[reconciles]" in build.output
+    pytest.importorskip("pynini")
+    readings = CliRunner().invoke(cli, printed["grammar readings 3kg --class MEASURE"])
+    assert readings.exit_code == 0 and "three kilograms" in readings.output.splitlines(), readings.output
 
 
 def test_every_results_page_names_its_script_machine_and_date() -> None:

@@ -1,5 +1,6 @@
-"""Tiny models and data the trainer tests share: hand-made sentences and a seq2seq trained on them in
-seconds; number-word pairs for the dual encoders, and a small dual-encoder size."""
+"""Tiny models and data the trainer tests share: hand-made sentences (as examples and as a sentences dataset)
+and a seq2seq trained on them in seconds; number-word pairs for the dual encoders, and a small dual-encoder
+size."""
 
 from __future__ import annotations
 
@@ -59,6 +60,35 @@ def write_tiny_dataset(root: Path, copies: int = 0) -> Path:
     for split in ("train", "dev"):
         write_sharded(examples_table(TINY_SENTENCES, split, copies=copies if split == "train" else 0),
                       dataset_path(root, "examples", split), schemas.EXAMPLES)
+    write_manifest(root, mark_complete({}))
+    return root
+
+
+def _reading(before: str, after: str) -> str:
+    return before if after == schemas.SELF else "" if after == schemas.SIL else after
+
+
+def sentences_table(sentences: list[list[tuple[str, str, str]]], split: str) -> pa.Table:
+    """SENTENCES rows of hand-made sentences, as the build writes them."""
+    rows: dict[str, list] = {name: [] for name in schemas.SENTENCES.names}
+    for sentence_id, sentence in enumerate(sentences):
+        tokens = [b for _, b, _ in sentence]
+        readings = [_reading(b, a) for _, b, a in sentence]
+        for name, value in (("key", stable_hash64("tiny.tsv", sentence_id)), ("split", split),
+                            ("source", "tiny.tsv"), ("sentence_id", sentence_id), ("line", 1),
+                            ("n_tokens", len(tokens)), ("text_hash", stable_hash64(" ".join(tokens))),
+                            ("written", " ".join(tokens)), ("spoken", " ".join(r for r in readings if r)),
+                            ("tokens", tokens), ("classes", [c for c, _, _ in sentence]), ("readings", readings)):
+            rows[name].append(value)
+    return pa.Table.from_pydict(rows, schema=schemas.SENTENCES)
+
+
+def write_sentence_dataset(root: Path) -> Path:
+    """A complete dataset directory whose train, dev and test splits hold the tiny sentences (examples too,
+    for `evaluate --raw`)."""
+    for split in ("train", "dev", "test"):
+        write_sharded(sentences_table(TINY_SENTENCES, split), dataset_path(root, "sentences", split), schemas.SENTENCES)
+        write_sharded(examples_table(TINY_SENTENCES, split), dataset_path(root, "examples", split), schemas.EXAMPLES)
     write_manifest(root, mark_complete({}))
     return root
 

@@ -395,3 +395,20 @@ def test_speech_turns_the_corpus_letter_spelling_into_words():
                             [False, False, False])
     assert phone.speech == "Call five five five one two three four five six seven sil"
     assert phone.spoken == "Call five five five sil one two three sil four five six seven sil"
+
+
+def test_the_reading_table_explains_its_marks() -> None:
+    """`*` (decoded by the model) and `=` (the grammar's one reading) get a legend line, only when shown."""
+    from tnforge.trainers.decoding.raw_text import SentenceReading, reading_table
+
+    both = SentenceReading(["Train", "540", "BBC", "."], ["PLAIN", "CARDINAL", "LETTERS", "PUNCT"], [1.0] * 4,
+                           [SELF, "five hundred forty", "b b c", SIL], [False, True, False, False],
+                           grammar=[False, False, True, False])
+    lines = reading_table(both).splitlines()
+    assert lines[1].split()[3] == "*" and lines[2].split()[3] == "="
+    assert lines[-3:] == ["* decoded by the model   = the grammar's one reading", "",
+                          "Train five hundred forty b b c"]
+    decoded = SentenceReading(["540"], ["CARDINAL"], [1.0], ["five hundred forty"], [True])
+    assert reading_table(decoded).splitlines()[-3] == "* decoded by the model"
+    written = SentenceReading(["Train", "."], ["PLAIN", "PUNCT"], [1.0, 1.0], [SELF, SIL], [False, False])
+    assert "decoded by" not in reading_table(written) and "grammar's one" not in reading_table(written)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from tests.support.interrupts import interrupt_at  # noqa: E402
 from tnforge.trainers.checkpoints import load_checkpoint  # noqa: E402
 from tnforge.trainers.runs import TrainingInterrupted  # noqa: E402
 
@@ -31,19 +31,6 @@ def train_seq2seq(data: Path, out: Path, resume: bool = False):
     from tnforge.trainers.seq2seq.train import train
 
     return train(seq2seq_config(data, out), resume=resume)
-
-
-def interrupt_at(monkeypatch: pytest.MonkeyPatch, step: int) -> None:
-    """Ctrl-C (a real SIGINT) during optimizer step `step`: the run stops at the boundary after it."""
-    original, calls = torch.nn.utils.clip_grad_norm_, []
-
-    def clipping(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == step:
-            signal.raise_signal(signal.SIGINT)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", clipping)
 
 
 def same_run(one: Path, two: Path, format: str = "tnforge-seq2seq") -> None:

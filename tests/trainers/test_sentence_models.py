@@ -6,49 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
 import torch
 from click.testing import CliRunner
 
-from tests.support.tiny_models import TINY_SENTENCES, examples_table  # noqa: E402
+from tests.support.tiny_models import TINY_SENTENCES, write_sentence_dataset  # noqa: E402
 from tnforge import schemas
 from tnforge.cli import cli
-from tnforge.datasets import dataset_path, write_sharded
-from tnforge.hashing import stable_hash64
-from tnforge.manifest import mark_complete, write_manifest
 from tnforge.trainers.sentence.features import casing, feature_ids, parse_features, positions  # noqa: E402
 from tnforge.trainers.sentence.pieces import SEPARATOR_ID, SentencePieces, corpus_reading  # noqa: E402
 from tnforge.trainers.sentence.spans import align_spans  # noqa: E402
-
-
-def _reading(before: str, after: str) -> str:
-    return before if after == schemas.SELF else "" if after == schemas.SIL else after
-
-
-def sentences_table(sentences: list[list[tuple[str, str, str]]], split: str) -> pa.Table:
-    """SENTENCES rows of hand-made sentences, as the build writes them."""
-    rows: dict[str, list] = {name: [] for name in schemas.SENTENCES.names}
-    for sentence_id, sentence in enumerate(sentences):
-        tokens = [b for _, b, _ in sentence]
-        readings = [_reading(b, a) for _, b, a in sentence]
-        for name, value in (("key", stable_hash64("tiny.tsv", sentence_id)), ("split", split),
-                            ("source", "tiny.tsv"), ("sentence_id", sentence_id), ("line", 1),
-                            ("n_tokens", len(tokens)), ("text_hash", stable_hash64(" ".join(tokens))),
-                            ("written", " ".join(tokens)), ("spoken", " ".join(r for r in readings if r)),
-                            ("tokens", tokens), ("classes", [c for c, _, _ in sentence]), ("readings", readings)):
-            rows[name].append(value)
-    return pa.Table.from_pydict(rows, schema=schemas.SENTENCES)
-
-
-def write_sentence_dataset(root: Path) -> Path:
-    """A complete dataset directory whose train, dev and test splits hold the tiny sentences (examples too,
-    for `evaluate --raw`)."""
-    for split in ("train", "dev", "test"):
-        write_sharded(sentences_table(TINY_SENTENCES, split), dataset_path(root, "sentences", split), schemas.SENTENCES)
-        write_sharded(examples_table(TINY_SENTENCES, split), dataset_path(root, "examples", split), schemas.EXAMPLES)
-    write_manifest(root, mark_complete({}))
-    return root
 
 
 def tiny_config(data: Path, out: Path, **model: object):

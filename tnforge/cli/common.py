@@ -166,7 +166,9 @@ def click_errors(*also: type[Exception]) -> Iterator[None]:
 
 #: --resume and --overwrite of the train commands.
 run_options = option_group(
-    click.option("--resume", is_flag=True, help="Continue the run in --out from its last checkpoint."),
+    click.option("--resume", is_flag=True, help="Continue the run in --out from its last checkpoint, with every "
+                 "option it was started with; given again, --epochs, --max-minutes, --patience, --device, --threads "
+                 "and --progress change it."),
     click.option("--overwrite", is_flag=True, help="Replace the run in a non-empty --out (its checkpoints and metrics)."))
 
 

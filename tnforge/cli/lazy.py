@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
+import traceback
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,6 +16,9 @@ from tnforge.errors import report
 
 #: ctx.meta key set by `tnforge --debug` (or TNFORGE_DEBUG=1): tracebacks instead of one-line errors.
 DEBUG = "tnforge.debug"
+
+#: Marks a click error whose traceback `--debug` has printed.
+_TRACED = "_tnforge_traced"
 
 #: Sub-command name → ("module:attribute" of its click command, one-line help shown in the listing).
 CommandTable = Mapping[str, tuple[str, str]]
@@ -47,10 +52,16 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module_name), attribute)
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the sub-command; user-fixable errors and Ctrl-C end as one line (`tnforge.errors.report`)."""
+        """Run the sub-command; user-fixable errors and Ctrl-C end as one line (`tnforge.errors.report`), after
+        the traceback with `--debug`: click's refusals too (a bad option, a library error turned into one)."""
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
+        except click.ClickException as error:
+            if ctx.meta.get(DEBUG, False) and not getattr(error, _TRACED, False):
+                setattr(error, _TRACED, True)  # nested groups (`train`) print it once
+                traceback.print_exception(error, file=sys.stderr)
+            raise
+        except (click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except BaseException as error:
             ctx.exit(report(error, debug=ctx.meta.get(DEBUG, False)))

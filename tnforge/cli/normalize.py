@@ -12,7 +12,7 @@ from tnforge.trainers.decoding.defaults import CONFIDENCE, THRESHOLD
                                                        else "the sentences answered before it are complete"))
 @click.option("--model", "-m", required=True, type=click.Path(exists=True),
               help="Normalizer run directory (`tnforge normalizer assemble`), or a decoder model run with --tagger "
-                   "and --grammar-constraint.")
+                   "(the covering grammar comes with it).")
 @click.argument("text", nargs=-1)
 @click.option("--file", "-f", "source", default=None, help="Sentences to normalize, one a line ('-': standard input).")
 @click.option("--out", "-o", default="-", show_default=True,

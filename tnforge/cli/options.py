@@ -8,6 +8,7 @@ import dataclasses
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from tnforge.cli.common import Decorator, option_group
 
@@ -46,6 +47,18 @@ def dataclass_options(cls: type, skip: tuple[str, ...] = ()) -> Decorator:
     """The options of a config dataclass's documented fields (those with help, not hidden, not in `skip`)."""
     return option_group(*(_option(field) for field in dataclasses.fields(cls)
                           if field.name not in skip and "help" in field.metadata and not field.metadata.get("hidden")))
+
+
+#: Options of the train commands that are no part of a run's recorded config.
+_NOT_RECORDED = ("resume", "overwrite", "data", "out", "config")
+
+
+def explicit_options(ctx: click.Context | None = None) -> frozenset[str]:
+    """The options of the running command given on its command line (or in --config, or the environment), not
+    left at their defaults: what a resumed run takes from the new command line (`engine_config.resumed`)."""
+    ctx = ctx or click.get_current_context()
+    return frozenset(param.name for param in ctx.command.params if param.name and param.name not in _NOT_RECORDED
+                     and ctx.get_parameter_source(param.name) not in (None, ParameterSource.DEFAULT))
 
 
 def take(cls: type, values: dict[str, Any]) -> dict[str, Any]:

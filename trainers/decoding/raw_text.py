@@ -343,10 +343,15 @@ def normalize_texts(
     return readings
 
 
+#: The marks of `reading_table` beside a token's reading, and the legend line that explains them.
+MARKS = {"*": "decoded by the model", "=": "the grammar's one reading"}
+
+
 def reading_table(reading: SentenceReading, corpus_letters: bool = False, spoken_text: str | None = None) -> str:
     """Each token beside its class (with the tagger's probability), its reading and why it was read so (its
-    route), one a line, then a blank line and the spoken sentence; `*` marks tokens the seq2seq decoded, `=`
-    those read by the grammar. Readings spelt letter by letter are shown as plain words unless `corpus_letters`."""
+    route), one a line, then a legend of the marks used (`MARKS`: `*` the model decoded it, `=` the grammar's one
+    reading), a blank line and the spoken sentence. Readings spelt letter by letter are shown as plain words unless
+    `corpus_letters`."""
     width = max((len(t) for t in reading.tokens), default=0)
     texts = [text if corpus_letters else decode_letters(text) for text in reading.readings]
     reading_width = max((len(t) for t in texts), default=0)
@@ -360,6 +365,9 @@ def reading_table(reading: SentenceReading, corpus_letters: bool = False, spoken
         why = f"  ({why})" if why else ""
         rows.append(f"{token:<{width}}  {tag:<16}{mark} {text:<{reading_width}}{why}".rstrip() if cls is not None
                     else f"{token:<{width}}  {text:<{reading_width}}{why}".rstrip())
+    used = {mark for decoded, by_grammar in zip(reading.decoded, fixed, strict=True)
+            for mark, on in (("*", decoded), ("=", by_grammar and not decoded)) if on}
+    legend = ["   ".join(f"{mark} {meaning}" for mark, meaning in MARKS.items() if mark in used)] if used else []
     if spoken_text is None:
         spoken_text = reading.spoken if corpus_letters else reading.speech
-    return "\n".join([*rows, "", spoken_text])
+    return "\n".join([*rows, *legend, "", spoken_text])

@@ -3,6 +3,7 @@ loss and dev evaluation) with the DNC network, its size presets and its checkpoi
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,7 @@ class DNCTask(Seq2SeqTask):
         save_dnc(path, model, self.input_vocab, self.output_vocab, self.config.to_dict(), training, metrics)
 
 
-def train(config: DNCTrainConfig, resume: bool = False, overwrite: bool = False) -> TrainResult:
+def train(config: DNCTrainConfig, resume: bool = False, overwrite: bool = False,
+          explicit: Collection[str] | None = None) -> TrainResult:
     """Train (or resume) a DNC into `config.out` (the refusals and Ctrl-C of `seq2seq.train.train`)."""
-    return fit(DNCTask(config), resume, overwrite)
+    return fit(DNCTask(config), resume, overwrite, explicit)

@@ -5,6 +5,7 @@ best.pt, and the run's summary.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
@@ -52,11 +53,11 @@ def parse_negative_types(kind: str, value: str) -> tuple[str, ...]:
     return types
 
 
-def train_with_report(config: DETrainConfig, resume: bool = False,
-                      overwrite: bool = False) -> tuple[DETrainResult, str]:
+def train_with_report(config: DETrainConfig, resume: bool = False, overwrite: bool = False,
+                      explicit: Collection[str] | None = None) -> tuple[DETrainResult, str]:
     """Train (`train_dual_encoder`) a dual encoder and write the best epoch's dev figures to RUN/dev.md;
     returns the run and them."""
-    result = train_dual_encoder(config, resume=resume, overwrite=overwrite)
+    result = train_dual_encoder(config, resume=resume, overwrite=overwrite, explicit=explicit)
     best = result.best
     title = f"{config.kind} dual encoder {result.run} on {config.data} (dev, best epoch {best.get('epoch')})"
     markdown = to_markdown(best, title)
@@ -69,6 +70,8 @@ def describe(result: DETrainResult, markdown: str) -> tuple[str, str]:
     (`markdown`, from `train_with_report`) and the run's files."""
     note = (f"trained on {result.train_pairs:,} pairs for {result.epochs} epochs ({result.stopped}) in "
             f"{result.seconds:.0f} s")
+    if result.advice:
+        note += f"\n{result.advice}"
     if not result.dev_pairs:
         note += ("\nno dev pairs: best.pt is the last epoch's weights; no early stopping (build with a dev split "
                  "to have it)")

@@ -12,7 +12,7 @@ hashed embedding bags train with sparse gradients.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -213,7 +213,8 @@ class DualEncoderTask(TrainingTask):
         save_dual_encoder(str(path), model, self.config.to_dict(), training=training, metrics=metrics)
 
 
-def train_dual_encoder(config: DETrainConfig, resume: bool = False, overwrite: bool = False) -> DETrainResult:
+def train_dual_encoder(config: DETrainConfig, resume: bool = False, overwrite: bool = False,
+                       explicit: Collection[str] | None = None) -> DETrainResult:
     """Train (or resume) a dual encoder into `config.out`; returns where it stopped and the best dev figures.
 
     Refuses, before writing anything, a non-empty `config.out` without `resume` or `overwrite`, a corpus file
@@ -221,6 +222,6 @@ def train_dual_encoder(config: DETrainConfig, resume: bool = False, overwrite: b
     `TrainingInterrupted`."""
     check_not_corpus(config.data)
     task = DualEncoderTask(config)
-    result = fit(task, resume, overwrite)
+    result = fit(task, resume, overwrite, explicit)
     return DETrainResult(result.run, result.epochs, result.steps, result.seconds, result.best, result.stopped,
-                         len(task.train_rows), len(task.dev_rows))
+                         len(task.train_rows), len(task.dev_rows), advice=result.advice)

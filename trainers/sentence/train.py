@@ -6,7 +6,7 @@ classes) and counts those whose spoken form comes out exactly right."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,6 +135,9 @@ class SentenceTask(TrainingTask):
     def plateau_value(self, metrics: dict[str, Any]) -> float | None:
         return metrics["dev_loss"]
 
+    def untrained(self, best: dict[str, Any]) -> str | None:
+        return "sentence accuracy 0.00%" if best.get("dev_sentence_accuracy") == 0 else None
+
     def dev_line(self, metrics: dict[str, Any]) -> str:
         return (f"sentences {100 * metrics['dev_sentence_accuracy']:.2f}%  tokens "
                 f"{100 * metrics['dev_token_accuracy']:.2f}%  loss {metrics['dev_loss']:.4f}")
@@ -184,9 +187,10 @@ def evaluate_dev(model: nn.Module, pieces: SentencePieces, rows: dict[str, list]
             "dev_token_accuracy": tokens_right / max(tokens, 1), "dev_sentences": count}
 
 
-def train(config: SentenceTrainConfig, resume: bool = False, overwrite: bool = False) -> TrainResult:
+def train(config: SentenceTrainConfig, resume: bool = False, overwrite: bool = False,
+          explicit: Collection[str] | None = None) -> TrainResult:
     """Train (or resume) a sentence model into `config.out` (the engine's refusals and Ctrl-C)."""
-    return fit(SentenceTask(config), resume, overwrite)
+    return fit(SentenceTask(config), resume, overwrite, explicit)
 
 
 def describe(result: TrainResult) -> tuple[str, str]:
@@ -198,5 +202,5 @@ def describe(result: TrainResult) -> tuple[str, str]:
              f"no dev sentences: best.pt is the last weights (step {best['step']})"] if best else []
     lines.append(f"model: {run / BEST}  pieces: {run / PIECES_FILE}  metrics: {run / METRICS}")
     note = (f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
-            f"({result.stopped})")
+            f"({result.stopped})" + (f"\n{result.advice}" if result.advice else ""))
     return note, "\n".join(lines)

@@ -25,8 +25,8 @@ LONG_READING = 16
 
 
 def example_files(source: str | os.PathLike, split: str | None = None) -> list[Path] | list[str]:
-    """Parquet files of examples: a dataset directory (its `examples/<split>`), a folder of Parquet files,
-    or one Parquet file, local (Paths) or remote (gs://… strings). Raises FileNotFoundError naming the path
+    """Parquet files of examples: a dataset directory (its `examples/<split>`), a folder of Parquet files (in it
+    or its sub-folders: `filesystems.parquet_files`), or one Parquet file, local (Paths) or remote (gs://… strings). Raises FileNotFoundError naming the path
     when nothing is found, ValueError for a corpus file (`check_not_corpus`)."""
     from tnforge.decode_units import example_files as files_of
     from tnforge.filesystems import check_path, is_file

@@ -5,7 +5,7 @@ loss step and dev evaluation.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -200,6 +200,9 @@ class Seq2SeqTask(TrainingTask):
     def plateau_value(self, metrics: dict[str, Any]) -> float | None:
         return metrics["dev_loss"]
 
+    def untrained(self, best: dict[str, Any]) -> str | None:
+        return "non-trivial accuracy 0.00%" if best.get("dev_nontrivial_accuracy") == 0 else None
+
     def dev_line(self, metrics: dict[str, Any]) -> str:
         return (f"accuracy {100 * metrics['dev_accuracy']:.2f}%  non-trivial "
                 f"{100 * metrics['dev_nontrivial_accuracy']:.2f}%  loss {metrics['dev_loss']:.4f}")
@@ -209,12 +212,14 @@ class Seq2SeqTask(TrainingTask):
         save_seq2seq(path, model, self.input_vocab, self.output_vocab, self.config.to_dict(), training, metrics)
 
 
-def train(config: TrainConfig, resume: bool = False, overwrite: bool = False) -> TrainResult:
+def train(config: TrainConfig, resume: bool = False, overwrite: bool = False,
+          explicit: Collection[str] | None = None) -> TrainResult:
     """Train (or resume) a model into `config.out`; returns where it stopped and the best dev figures.
 
     Refuses, before writing anything, a non-empty `config.out` without `resume` or `overwrite`, a corpus file
-    as data and an empty train split. Ctrl-C saves a resumable checkpoint and raises `TrainingInterrupted`."""
-    return fit(Seq2SeqTask(config), resume, overwrite)
+    as data and an empty train split. Ctrl-C saves a resumable checkpoint and raises `TrainingInterrupted`.
+    Resuming, the run keeps the options it recorded but the runtime options named in `explicit` (`fit`)."""
+    return fit(Seq2SeqTask(config), resume, overwrite, explicit)
 
 
 def describe(result: TrainResult) -> tuple[str, str]:
@@ -228,5 +233,5 @@ def describe(result: TrainResult) -> tuple[str, str]:
              "learning-rate schedule (build with a dev split to have them)"] if best else []
     lines.append(f"model: {run / BEST}  metrics: {run / METRICS}  plot: {run / PLOT}")
     note = (f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
-            f"({result.stopped})")
+            f"({result.stopped})" + (f"\n{result.advice}" if result.advice else ""))
     return note, "\n".join(lines)

@@ -47,7 +47,8 @@ def _train_options(kind: str) -> Any:
 
 def _train(kind: str, resume: bool, overwrite: bool, values: dict[str, Any]) -> None:
     """Train one dual encoder from the command's options; prints the dev figures (also in RUN/dev.md)."""
-    note, summary = runs.describe(*runs.train_with_report(runs.config_of(kind, **values), resume, overwrite))
+    note, summary = runs.describe(*runs.train_with_report(runs.config_of(kind, **values), resume, overwrite,
+                                                          options.explicit_options()))
     click.echo(note, err=True)
     click.echo(summary)
 

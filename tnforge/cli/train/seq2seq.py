@@ -29,7 +29,8 @@ def _options(train_config: type, model_config: type, data: str = "examples") -> 
 def _train(trainer: Callable, train_config: type, model_config: type, resume: bool, overwrite: bool,
            values: dict[str, Any], outcome: Callable = describe) -> None:
     model = model_config(**options.take(model_config, values))
-    note, summary = outcome(trainer(train_config(**values, model=model), resume=resume, overwrite=overwrite))
+    note, summary = outcome(trainer(train_config(**values, model=model), resume=resume, overwrite=overwrite,
+                                    explicit=options.explicit_options()))
     if common.main_rank():
         click.echo(note, err=True)
         click.echo(summary)
