@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -358,3 +358,35 @@ def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Se
     remove(parts)
     return Normalized(totals["sentences"], totals["tokens"], totals["decoded"], time.monotonic() - started,
                       tuple(tuple(row) for row in totals["unlicensed"]), not totals["checked"])
+
+
+# --- the commands' Beam modes (`tnforge decode|evaluate|normalize … -- BEAM_OPTIONS`) ---------------------------
+
+Options = Mapping[str, Any]  # a command's option values, as click parsed them (`click.Context.params`)
+
+
+def decode_spec(o: Options, top_k: int | None = None) -> DecodeSpec:
+    return DecodeSpec(o["model"], o["device"], o["threads"], o["seq_de"], o["voc_de"], o["grammar_constraint"],
+                      o["weight"], o["beam"], o["top_k"] if top_k is None else top_k)
+
+
+def decode_command(o: Options, pipeline_args: Sequence[str]) -> str:
+    """`tnforge decode` on Beam: its closing line."""
+    if o["raw"]:
+        raise ValueError("--raw decodes in one process: drop the Beam options after --")
+    return described(decode_on_beam(o["data"], o["out"], decode_spec(o), pipeline_args, o["split"], o["batch_size"],
+                                    o["copies"], o["rows_per_file"]), o["out"])
+
+
+def best_readings_command(o: Options, pipeline_args: Sequence[str], files: Sequence[object]) -> dict[int, str]:
+    """The decoding half of `tnforge evaluate` on Beam (`best_readings_on_beam`)."""
+    return best_readings_on_beam(files, decode_spec(o, top_k=1), pipeline_args, o["split"], o["batch_size"])
+
+
+def normalize_command(o: Options, pipeline_args: Sequence[str]) -> tuple[str, int]:
+    """`tnforge normalize --file` on Beam: (its summary for stderr, its exit status)."""
+    spec = ReaderSpec(o["model"], o["tagger"], o["device"], o["threads"], not o["unguarded"], o["beam"],
+                      o["batch_size"], o["confidence"], o["threshold"], o["corpus_letters"], o["punctuation"],
+                      o["lexicon"], o["force_lexicon"])
+    done = normalize_on_beam(o["source"] or "-", o["out"], spec, pipeline_args)
+    return done.describe(o["out"]), int(o["fail_on_unrecoverable"] and bool(done.unchecked or done.unlicensed))

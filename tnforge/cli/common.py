@@ -182,9 +182,10 @@ class PassThroughCommand(click.Command):
         return super().parse_args(ctx, args)
 
 
-def pipeline_args() -> list[str] | None:
-    """The Beam options after `--` of a PassThroughCommand (None without `--`: the command runs in this process)."""
-    return click.get_current_context().meta.get("pipeline_args")
+def on_beam() -> tuple[dict[str, Any], list[str]] | None:
+    """(the command's option values, the Beam options after `--`) of a PassThroughCommand given `--`, else None."""
+    ctx = click.get_current_context()
+    return (ctx.params, ctx.meta["pipeline_args"]) if "pipeline_args" in ctx.meta else None
 
 
 #: How `--model` refuses a family of another kind: where that kind of run goes instead.

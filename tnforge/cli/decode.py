@@ -35,21 +35,13 @@ def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, b
       tnforge decode --model runs/s2s --data out/sample --split train --top-k 10 --out out/sample/hyps
       tnforge decode --model runs/s2s/best.pt --data dev.parquet --beam 5 --top-k 1 --out hyps.parquet
       tnforge decode --raw --model runs/normalizer --data in.txt --top-k 10 --out hyps.parquet
-      tnforge decode -m runs/s2s -d out/sample --out out/sample/hyps/dev -- --runner DirectRunner \\
-          --direct_num_workers 2 --direct_running_mode multi_processing
-
-    After `--`, Beam options: a Beam pipeline (RunInference) on that runner decodes, with the same bytes.
+      tnforge decode -m runs/s2s -d out/sample --out out/sample/hyps/dev -- --runner DirectRunner
     """
     from tnforge.trainers.decoding.outputs import write_hypotheses
 
-    if (pipeline_args := common.pipeline_args()) is not None:
-        if raw:  # it reads a local text file, sentence by sentence
-            raise click.UsageError("--raw decodes in one process: drop the Beam options after --")
-        from tnforge.pipelines.inference import DecodeSpec, decode_on_beam, described
-        spec = DecodeSpec(model, device, threads, seq_de, voc_de, grammar_constraint, weight, beam, top_k)
-        click.echo(described(decode_on_beam(data, out, spec, pipeline_args, split, batch_size, copies,
-                                            rows_per_file), out))
-        return
+    if beam_run := common.on_beam():  # a Beam pipeline (RunInference) decodes
+        from tnforge.pipelines.inference import decode_command
+        return click.echo(decode_command(*beam_run))
     if raw:
         from tnforge.reading.streams import write_raw_hypotheses
 

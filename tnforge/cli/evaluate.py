@@ -46,7 +46,7 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     """
     from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import build_constraint
-    from tnforge.trainers.decoding.outputs import evaluate_decoding
+    from tnforge.trainers.decoding.outputs import evaluate_decoding, evaluate_readings
     from tnforge.trainers.evaluation.accuracy import summary, write_report
     from tnforge.trainers.normalizer_run import is_normalizer
     from tnforge.trainers.seq2seq.data import example_files
@@ -74,12 +74,9 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     loaded, files = common.load_model(model, device, threads, data, split)
     reading_words, covered = common.grammar_words(grammar_constraint)
     constraint, constraint_note = build_constraint(loaded, seq_de, voc_de, reading_words, covered, weight)
-    if (pipeline_args := common.pipeline_args()) is not None:  # the decoding half on Beam (RunInference)
-        from tnforge.pipelines.inference import DecodeSpec, best_readings_on_beam
-        from tnforge.trainers.decoding.outputs import evaluate_readings
-        spec = DecodeSpec(model, device, threads, seq_de, voc_de, grammar_constraint, weight, beam)
-        result = evaluate_readings(files, split, best_readings_on_beam(files, spec, pipeline_args, split, batch_size),
-                                   judge)
+    if beam_run := common.on_beam():  # the decoding half on Beam (RunInference)
+        from tnforge.pipelines.inference import best_readings_command
+        result = evaluate_readings(files, split, best_readings_command(*beam_run, files), judge)
     else:
         result = evaluate_decoding(loaded, files, split, constraint, judge, beam, batch_size, common.token_progress)
     title = f"Evaluation of {loaded.path} on {data} ({split}; {constraint_note})"

@@ -78,13 +78,11 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
         raise click.UsageError("--out goes with --file (TEXT is answered on standard output)")
     if grammar_constraint and not tagger:
         raise click.UsageError("--grammar-constraint needs --tagger: the grammar is chosen by each token's class")
-    if (pipeline_args := common.pipeline_args()) is not None:  # a Beam pipeline (RunInference) reads the file
-        from tnforge.pipelines.inference import ReaderSpec, normalize_on_beam
-        spec = ReaderSpec(model, tagger, device, threads, not unguarded, beam, batch_size, confidence, threshold,
-                          corpus_letters, punctuation, lexicon, force_lexicon)
-        done = normalize_on_beam(source or "-", out, spec, pipeline_args)
-        click.echo(done.describe(out), err=True)
-        raise SystemExit(1 if fail_on_unrecoverable and (done.unchecked or done.unlicensed) else 0)
+    if beam_run := common.on_beam():  # a Beam pipeline (RunInference) reads the file
+        from tnforge.pipelines.inference import normalize_command
+        said, status = normalize_command(*beam_run)
+        click.echo(said, err=True)
+        raise SystemExit(status)
     normalizer = common.open_reader(model, tagger, device, threads, guard=not unguarded, beam=beam,
                                     batch_size=batch_size, confidence=confidence, threshold=threshold,
                                     corpus_letters=corpus_letters, punctuation=punctuation, lexicon=lexicon,
