@@ -30,12 +30,14 @@ _PUNCT = re.compile(r"[^\w\s$£€%'/:.-]|(?<!\d)[.:](?!\d)")
 
 
 def gold(data: Path, split: str) -> list[tuple[str, str, int]]:
-    """(raw text, gold spoken sentence, tokens) of a split's sentences."""
+    """(raw text, gold spoken sentence in plain words as `normalize` writes them, tokens) of a split's sentences."""
     from tnforge.tokenizer import detokenize
+    from tnforge.trainers.decoding.raw_text import speech_words
     from tnforge.trainers.evaluation.raw_text import gold_sentences
     from tnforge.trainers.seq2seq.data import example_files
 
-    return [(detokenize(s.tokens), s.spoken, len(s.tokens)) for s in gold_sentences(example_files(data, split), split)]
+    return [(detokenize(s.tokens), " ".join(w for w in map(speech_words, s.tokens, s.afters) if w), len(s.tokens))
+            for s in gold_sentences(example_files(data, split), split)]
 
 
 def asr_like(text: str) -> str:
@@ -99,7 +101,8 @@ def markdown(report: dict) -> str:
                      f"{row['throughput']['sentences_per_s']} |")
     lines += ["", "## Lower-case text without punctuation", "",
               "The same sentences lower-cased with their punctuation removed (the marks inside numbers, times, "
-              "money and measures kept), as an ASR system writes them, against the written text. Scored on words: "
+              "money and measures kept), as an ASR system writes them, against the written text. Scored on words "
+              "against the gold spoken sentence in plain words (URLs spelt as words, as `normalize` writes them): "
               "case and punctuation ignored.", "",
               "| normalizer | input | sentences right | WER |", "|---|---|---:|---:|"]
     for row in report["normalizers"]:
