@@ -2,12 +2,13 @@
 
 A piece is an Arrow table, a spilled Arrow file, or a spilled file's record batches (path, first, stop). Local
 files are memory-mapped and read one column at a time (zero-copy: only that column's pages are read, and they
-are unmapped once it is taken), so writing a shard holds one of its columns, not all of them; remote
+are dropped from memory before the next column), so writing a shard holds one of its columns, not all of them; remote
 pieces are read whole once (one request each, not one per column).
 """
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Iterable
 
 import pyarrow as pa
@@ -38,12 +39,28 @@ def _is_local_file(piece: Piece) -> bool:
     return not isinstance(piece, pa.Table) and not is_remote(piece if isinstance(piece, str) else piece[0])
 
 
+class _MappedFile:
+    """A local Arrow IPC file, memory-mapped once and read zero-copy; `drop_pages` takes its pages out of this
+    process's resident memory (they are read again from the page cache if needed)."""
+
+    def __init__(self, path: str) -> None:
+        with open(path, "rb") as handle:
+            self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        self.reader = pa.ipc.open_file(pa.BufferReader(pa.py_buffer(self._map)))
+
+    def drop_pages(self) -> None:
+        if hasattr(mmap, "MADV_DONTNEED"):  # Linux, macOS; a read-only file mapping: nothing is lost
+            self._map.madvise(mmap.MADV_DONTNEED)
+
+
 class ShardPieces:
     """A shard's pieces in a fixed order (by `digest` of each piece's `key` column and row count), served one
-    column at a time (`column`), cast to the shard's schema."""
+    column at a time (`column`), cast to the shard's schema. Each local file is mapped once; the pages of the
+    column served before are dropped from memory when the next is asked for, so one column is resident."""
 
     def __init__(self, pieces: Iterable[Piece | None], schema: pa.Schema, digest) -> None:  # noqa: ANN001
         self._schema = schema
+        self._files: dict[str, _MappedFile] = {}
         self._pieces = [p if _is_local_file(p) else load(p) for p in pieces if p is not None]
         keys = [self._read(piece, "key") for piece in self._pieces]
         order = sorted(range(len(keys)), key=lambda i: digest(pa.table({"key": keys[i]})))
@@ -52,6 +69,8 @@ class ShardPieces:
 
     def column(self, name: str) -> pa.ChunkedArray:
         """Column `name` of every piece, in their order, as the schema types it."""
+        for mapped in self._files.values():
+            mapped.drop_pages()
         chunks = [chunk for piece in self._pieces for chunk in self._read(piece, name).chunks]
         kind = self._schema.field(name).type
         return pa.chunked_array(chunks, chunks[0].type if chunks else kind).cast(kind)
@@ -60,9 +79,10 @@ class ShardPieces:
         if isinstance(piece, pa.Table):
             return piece.column(name)
         path, first, stop = (piece, 0, None) if isinstance(piece, str) else piece
-        with pa.memory_map(path) as handle:  # zero-copy: only the column's pages are read; unmapped once freed
-            reader = pa.ipc.open_file(handle)
-            field = reader.schema.get_field_index(name)
-            stop = reader.num_record_batches if stop is None else stop
-            return pa.chunked_array([reader.get_batch(i).column(field) for i in range(first, stop)],
-                                    reader.schema.field(field).type)
+        if path not in self._files:
+            self._files[path] = _MappedFile(path)
+        reader = self._files[path].reader  # zero-copy: only the column's pages are read
+        field = reader.schema.get_field_index(name)
+        stop = reader.num_record_batches if stop is None else stop
+        return pa.chunked_array([reader.get_batch(i).column(field) for i in range(first, stop)],
+                                reader.schema.field(field).type)
