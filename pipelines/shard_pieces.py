@@ -46,7 +46,9 @@ class _MappedFile:
     def __init__(self, path: str) -> None:
         with open(path, "rb") as handle:
             self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        self.reader = pa.ipc.open_file(pa.BufferReader(pa.py_buffer(self._map)))
+        reader = pa.ipc.open_file(pa.BufferReader(pa.py_buffer(self._map)))
+        self.batches = [reader.get_batch(i) for i in range(reader.num_record_batches)]  # metadata read once
+        self.schema = reader.schema
 
     def drop_pages(self) -> None:
         if hasattr(mmap, "MADV_DONTNEED"):  # Linux, macOS; a read-only file mapping: nothing is lost
@@ -81,8 +83,7 @@ class ShardPieces:
         path, first, stop = (piece, 0, None) if isinstance(piece, str) else piece
         if path not in self._files:
             self._files[path] = _MappedFile(path)
-        reader = self._files[path].reader  # zero-copy: only the column's pages are read
-        field = reader.schema.get_field_index(name)
-        stop = reader.num_record_batches if stop is None else stop
-        return pa.chunked_array([reader.get_batch(i).column(field) for i in range(first, stop)],
-                                reader.schema.field(field).type)
+        mapped = self._files[path]  # zero-copy: only the column's pages are read
+        field = mapped.schema.get_field_index(name)
+        batches = mapped.batches[first:stop]
+        return pa.chunked_array([batch.column(field) for batch in batches], mapped.schema.field(field).type)

@@ -194,7 +194,9 @@ def write_rows(path: str | os.PathLike, schema: pa.Schema, rows: int, order: np.
                     group = table.slice(start, ROW_GROUP)
                 else:
                     chosen = np.arange(start, min(rows, start + ROW_GROUP)) if order is None else order[start:start + ROW_GROUP]
-                    group = pa.Table.from_arrays([take(column(name), chosen) for name in schema.names], schema=schema)
+                    plans: dict = {}  # where the rows lie, shared by the columns chunked alike
+                    group = pa.Table.from_arrays([take(column(name), chosen, plans) for name in schema.names],
+                                                 schema=schema)
                 writer.write_table(group, row_group_size=ROW_GROUP)
                 del group
 

@@ -25,3 +25,13 @@ def test_take_gives_arrows_rows_in_runs_and_interleaved():
         assert taken.equals(column.take(pa.array(indices, pa.int64())).combine_chunks())
     single = pa.chunked_array([pa.array(["a", "b", "c"])])
     assert take(single, np.array([2, 0])).equals(pa.array(["c", "a"]))
+
+
+def test_a_plan_is_shared_by_columns_chunked_alike():
+    column = _column()
+    other = pa.chunked_array([chunk.field("word") for chunk in column.chunks])
+    indices = np.concatenate([np.arange(60, 80), np.arange(0, 13)])
+    plans: dict = {}
+    assert take(column, indices, plans).equals(column.take(pa.array(indices)).combine_chunks())
+    assert list(plans) == [(13, 0, 47, 40)]
+    assert take(other, indices, plans).equals(other.take(pa.array(indices)).combine_chunks()) and len(plans) == 1
