@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
@@ -144,6 +144,34 @@ def cache_path(out: str, index: int) -> str:
     return join(out, CACHE_DIR, f"{index:06d}.arrow")
 
 
+#: Arrow bytes of pass-2 tables a file's step holds before handing them on (to be spilled by shard).
+PENDING_BYTES = 32 << 20
+
+
+class PendingPieces:
+    """A file's ((dataset, split), table) pieces, handed on concatenated per key once they hold PENDING_BYTES:
+    a large file's tables are never all in memory. Where the pieces are cut changes no output: every dataset
+    is sorted by a key unique to each row within its shard."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self._limit = PENDING_BYTES if limit is None else limit
+        self._tables: dict[tuple[str, str], list[pa.Table]] = {}
+        self._bytes = 0
+
+    def add(self, key: tuple[str, str], table: pa.Table) -> Iterator[tuple[tuple[str, str], pa.Table]]:
+        """Hold one piece; every held piece, when they reach the limit."""
+        self._tables.setdefault(key, []).append(table)
+        self._bytes += table.nbytes
+        if self._bytes >= self._limit:
+            yield from self.flush()
+
+    def flush(self) -> Iterator[tuple[tuple[str, str], pa.Table]]:
+        """Every held piece, one table per key, in key order."""
+        for key in sorted(self._tables):
+            yield key, pa.concat_tables(self._tables.pop(key))
+        self._bytes = 0
+
+
 class _BuildFn(beam.DoFn):
     def __init__(self, config: BuildConfig, total: int) -> None:
         self._config = config
@@ -153,7 +181,7 @@ class _BuildFn(beam.DoFn):
         source, cache = item
         start = time.monotonic()
         rows = 0
-        pieces: dict[tuple[str, str], list[pa.Table]] = {}
+        pieces = PendingPieces()
         for piece in build_file(source, cache, self._config, plan, augmentation):
             if isinstance(piece, FileOutput):
                 pairs, piece.pairs = piece.pairs, None
@@ -162,9 +190,8 @@ class _BuildFn(beam.DoFn):
                     yield beam.pvalue.TaggedOutput("pairs", pairs)
             else:
                 rows += piece[1].num_rows if piece[0][0] == "examples" else 0
-                pieces.setdefault(piece[0], []).append(piece[1])
-        for key in sorted(pieces):
-            yield key, pa.concat_tables(pieces.pop(key))
+                yield from pieces.add(*piece)
+        yield from pieces.flush()
         log(f"pass 2/2 (examples)           · {source.source} · {rows:,} examples · "
             f"{time.monotonic() - start:.1f}s")
 

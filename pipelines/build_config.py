@@ -70,9 +70,9 @@ class BuildConfig:
         return data
 
 
-#: Input bytes per output shard by default. The largest shard the writer holds is a sentences shard, whose
-#: Arrow size is about its share of the input's bytes: 80 MB keeps a 10M-token build (342 MB of Kaggle CSV,
-#: 4 shards) under 600 MB at its peak, as fast as 2 shards (docs/results/build.md).
+#: Input bytes per output shard by default (a 10M-token corpus: 4 shards as Kaggle CSV, 2 as TSV shards). The
+#: writer holds one row group and one column of a shard, not the shard, so its memory grows little with the
+#: shard's size (docs/results/build.md); the count keeps files and groups of a sensible size.
 INPUT_BYTES_PER_SHARD = 80e6
 
 

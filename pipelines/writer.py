@@ -18,23 +18,19 @@ from tnforge import schemas
 from tnforge.collector import release_memory
 from tnforge.datasets import (
     DATASET_DIRS,
+    SORT_KEYS,
     SPLIT_FREE,
     shard_name,
     shard_of,
     shard_path,
     shard_table,
+    sort_order,
     split_shards,
+    write_rows,
     write_shard,
 )
-from tnforge.filesystems import (
-    is_remote,
-    join,
-    matching,
-    open_arrow_file,
-    open_seekable,
-    remove,
-    write_atomically,
-)
+from tnforge.filesystems import join, matching, remove, write_atomically
+from tnforge.pipelines.shard_pieces import Piece, ShardPieces, SpilledPiece, load
 
 #: (dataset, split, shard): which file a piece of rows belongs to; split is "" for split-free datasets.
 ShardKey = tuple[str, str, int]
@@ -65,10 +61,6 @@ def piece_digest(table: pa.Table) -> str:
     """A name for a piece of rows that depends on its keys only: a retried step writes the same piece."""
     keys = table.column("key").to_numpy() if table.num_rows else b""
     return hashlib.blake2b(bytes(keys) + table.num_rows.to_bytes(8, "little"), digest_size=10).hexdigest()
-
-
-#: A piece of one shard spilled to scratch: (Arrow file, its first record batch, one past its last).
-SpilledPiece = tuple[str, int, int]
 
 
 class _AssignShards(beam.DoFn):
@@ -127,20 +119,6 @@ def spill(scratch: str, key: ShardKey, table: pa.Table) -> str:
     return path
 
 
-def _load(piece: pa.Table | str | SpilledPiece) -> pa.Table:
-    if isinstance(piece, pa.Table):
-        return piece
-    if isinstance(piece, str):
-        return open_arrow_file(piece).read_all()
-    path, first, stop = piece
-    if not is_remote(path):
-        reader = pa.ipc.open_file(pa.memory_map(path))
-        return pa.Table.from_batches([reader.get_batch(i) for i in range(first, stop)], reader.schema)
-    with open_seekable(path) as handle:  # only this shard's batches, by byte ranges
-        reader = pa.ipc.open_file(handle)
-        return pa.Table.from_batches([reader.get_batch(i) for i in range(first, stop)], reader.schema)
-
-
 class _WriteShard(beam.DoFn):
     """Concatenate the pieces of one shard (in a fixed order), sort and write its file; deletes nothing."""
 
@@ -151,7 +129,7 @@ class _WriteShard(beam.DoFn):
         self._release = release
         self._summarize = summarize
 
-    def process(self, element: tuple[ShardKey, Iterable[pa.Table | str | SpilledPiece | None]]) -> Iterator[Any]:
+    def process(self, element: tuple[ShardKey, Iterable[Piece | None]]) -> Iterator[Any]:
         key, pieces = element
         yield write_pieces(self._root, key, self._shards[key[0]], pieces, self._release, self._summarize)
 
@@ -160,30 +138,41 @@ class _WriteShard(beam.DoFn):
 Summarize = Callable[[str, pa.Table], Any]
 
 
-def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[pa.Table | str | SpilledPiece | None],
+def write_pieces(root: str, key: ShardKey, count: int, pieces: Iterable[Piece | None],
                  release: bool = False, summarize: Summarize | None = None) -> Any:
     """Write shard `key` (of `count`) from its pieces (tables, spilled paths, or None for none); `release`:
     hand the freed memory back to the system after (`collector.release_memory`). Returns its ShardReport, or
-    (report, summarize(dataset, table written)) when `summarize` is given."""
+    (report, summarize(dataset, table written)) when `summarize` is given.
+
+    Without `summarize`, local pieces are read a column at a time (`ShardPieces`): the writer holds the sort
+    key, one row group and one column of the shard, not the whole shard beside its sorted row group."""
     dataset, split, shard = key
     schema = schemas.SCHEMAS[dataset]
-    table = _concatenated(pieces, schema)
-    if summarize is not None:  # it sees the rows in their written order
-        table = shard_table(table, schema)
-    # Unsorted, the sorted rows are taken one row group at a time: a shard is never in memory twice.
-    write_shard(table, shard_path(root, dataset, split or None, shard, count), schema, prepared=summarize is not None)
-    rows = table.num_rows
-    summary = summarize(dataset, table) if summarize is not None else None
-    del table
+    path = shard_path(root, dataset, split or None, shard, count)
+    summary = None
+    if summarize is not None:  # it sees the rows in their written order, all at once
+        table = shard_table(_concatenated(pieces, schema), schema)
+        write_shard(table, path, schema, prepared=True)
+        rows, summary = table.num_rows, summarize(dataset, table)
+        del table
+    else:
+        source = ShardPieces(pieces, schema, piece_digest)
+        rows = source.num_rows
+        columns = SORT_KEYS.get(dataset)
+        order = None
+        if columns and rows:
+            order = sort_order(pa.table({name: source.column(name) for name in columns}), columns)
+        write_rows(path, schema, rows, order, source.column)
+        del source
     if release:  # the shard's sorted copy and Parquet buffers are freed: give them back
         release_memory()
     report = ShardReport(dataset, split, shard, rows)
     return report if summarize is None else (report, summary)
 
 
-def _concatenated(pieces: Iterable[pa.Table | str | SpilledPiece | None], schema: pa.Schema) -> pa.Table:
+def _concatenated(pieces: Iterable[Piece | None], schema: pa.Schema) -> pa.Table:
     """The rows of a shard's pieces, in a fixed order (by their keys' digest)."""
-    tables = [_load(p) for p in pieces if p is not None]
+    tables = [load(p) for p in pieces if p is not None]
     tables.sort(key=piece_digest)
     return pa.concat_tables(tables) if tables else schema.empty_table()
 

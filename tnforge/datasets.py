@@ -14,7 +14,7 @@ Writing follows hash → shard → sort → write to a temporary name → rename
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -162,22 +162,43 @@ def write_shard(table: pa.Table, path: str | os.PathLike, schema: pa.Schema, pre
     empty table becomes a file with the schema and no row group, which every Parquet reader takes as 0 rows.
     The sorted rows are taken one row group at a time, so the shard is never held twice (the bytes are those
     of writing the whole sorted table at once). prepared: the table is already `shard_table(table, schema)`."""
+    if prepared:
+        write_rows(path, schema, table.num_rows, None, table.column, table)
+        return
+    name = schemas.dataset_name(schema) or ""
+    table = table.select(schema.names).cast(schema)
+    order = sort_order(table, SORT_KEYS[name]) if name in SORT_KEYS and table.num_rows else None
+    write_rows(path, schema, table.num_rows, order, table.column, table)
+
+
+#: column(name) → one column of a shard's rows, of its schema's type (chunked or not).
+ColumnSource = Callable[[str], "pa.ChunkedArray | pa.Array"]
+
+
+def write_rows(path: str | os.PathLike, schema: pa.Schema, rows: int, order: np.ndarray | None,
+               column: ColumnSource, table: pa.Table | None = None) -> None:
+    """Write a shard of `rows` rows atomically, `order` (None: as they are) one row group at a time; each row
+    group is gathered column by column from `column(name)`, so a source that reads columns on demand holds
+    one column of the shard at a time, beside the row group. `table`: the rows as a table, sliced when
+    `order` is None. The bytes are those of `pq.write_table` on the sorted rows (row groups of ROW_GROUP)."""
+    from tnforge.chunked_take import take
     from tnforge.filesystems import write_atomically
 
-    order = None
-    if not prepared:
-        name = schemas.dataset_name(schema) or ""
-        table = table.select(schema.names).cast(schema)
-        if name in SORT_KEYS and table.num_rows:
-            order = sort_order(table, SORT_KEYS[name])
     with write_atomically(str(path)) as handle:
-        if not table.num_rows:  # schema only, no row group: a 0-row row group breaks Hugging Face `datasets`
-            pq.ParquetWriter(handle, table.schema, compression="zstd").close()
+        if not rows:  # schema only, no row group: a 0-row row group breaks Hugging Face `datasets`
+            pq.ParquetWriter(handle, schema, compression="zstd").close()
             return
-        with pq.ParquetWriter(handle, table.schema, compression="zstd") as writer:
-            for start in range(0, table.num_rows, ROW_GROUP):
-                rows = table.slice(start, ROW_GROUP) if order is None else table.take(order[start:start + ROW_GROUP])
-                writer.write_table(rows, row_group_size=ROW_GROUP)
+        with pq.ParquetWriter(handle, schema, compression="zstd") as writer:
+            for start in range(0, rows, ROW_GROUP):
+                if order is None and table is not None:
+                    group = table.slice(start, ROW_GROUP)
+                else:
+                    chosen = np.arange(start, min(rows, start + ROW_GROUP)) if order is None else order[start:start + ROW_GROUP]
+                    plans: dict = {}  # where the rows lie, shared by the columns chunked alike
+                    group = pa.Table.from_arrays([take(column(name), chosen, plans) for name in schema.names],
+                                                 schema=schema)
+                writer.write_table(group, row_group_size=ROW_GROUP)
+                del group
 
 
 def write_sharded(table: pa.Table, folder: str | os.PathLike, schema: pa.Schema, shards: int = 1) -> list[str]:

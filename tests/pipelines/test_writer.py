@@ -13,10 +13,10 @@ import pyarrow.parquet as pq
 from tnforge import schemas
 from tnforge.datasets import SORT_KEYS, dataset_files, shard_of, split_shards
 from tnforge.pipelines.runner import make_pipeline, pipeline_options
+from tnforge.pipelines.shard_pieces import load
 from tnforge.pipelines.writer import (
     ShardReport,
     WriteDataset,
-    _load,
     expected_shards,
     spill,
     spill_by_shard,
@@ -100,7 +100,7 @@ def test_a_table_spilled_once_gives_each_shard_its_own_batches(tmp_path):
     expected = split_shards(table, 4)
     assert [key for key, _ in pieces] == [("positive_pairs", "train", s) for s in sorted(expected)]
     for (_, _, shard), piece in pieces:
-        assert _load(piece).equals(expected[shard].combine_chunks())
+        assert load(piece).equals(expected[shard].combine_chunks())
     assert spill_by_shard(str(tmp_path / "scratch"), "positive_pairs", "train", table, 4) == pieces  # a retry
     for (_, _, shard), piece in pieces:
         key = ("positive_pairs", "train", shard)
@@ -123,3 +123,22 @@ def test_writing_a_shard_twice_gives_the_same_file_and_deletes_nothing(tmp_path)
     assert path.read_bytes() == before
     assert all(Path(p).exists() for p in pieces)
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary file left
+
+
+def test_a_shard_of_many_spilled_pieces_has_the_bytes_of_its_whole_sorted_table(tmp_path, monkeypatch):
+    """The writer reads spilled pieces a column at a time and gathers each row group column by column; the file
+    is byte for byte the one the whole sorted table gives in one write, over several row groups."""
+    from tnforge import datasets
+
+    monkeypatch.setattr(datasets, "ROW_GROUP", 17)
+    tables = [pairs("train", 20 + i, 100 * i) for i in range(6)]
+    pieces = [piece for i, table in enumerate(tables)
+              for _, piece in spill_by_shard(str(tmp_path / "scratch"), "positive_pairs", f"train{i}", table, 1)]
+    key = ("positive_pairs", "train", 0)
+    report = write_pieces(str(tmp_path / "out"), key, 1, [None, *reversed(pieces), tables[2]])
+    whole = datasets.shard_table(pa.concat_tables([*tables, tables[2]]), schemas.POSITIVE_PAIRS)
+    pq.write_table(whole, tmp_path / "whole.parquet", compression="zstd", row_group_size=17)
+    written = tmp_path / "out" / "positives" / "train" / "part-00000-of-00001.parquet"
+    assert report.rows == whole.num_rows == 135 + 22
+    assert pq.ParquetFile(written).metadata.num_row_groups == 10
+    assert written.read_bytes() == (tmp_path / "whole.parquet").read_bytes()
