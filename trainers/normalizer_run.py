@@ -138,6 +138,7 @@ class NormalizerParts:
     confidence: float | None
     threshold: float
     grammar_version: str | None = None  # the grammar version it was assembled with (None: no grammar)
+    manifest: dict[str, Any] | None = None  # its normalizer.json, parts checked
 
 
 def open_normalizer(path: str | os.PathLike, device: Any) -> NormalizerParts:
@@ -152,7 +153,7 @@ def open_normalizer(path: str | os.PathLike, device: Any) -> NormalizerParts:
     tagger = load_tagger(root / TAGGER_DIR)
     routing = manifest["routing"]
     wanted = manifest["grammar"]["version"] if manifest["grammar"]["enabled"] else None
-    return NormalizerParts(loaded, tagger, routing["confidence"], routing["threshold"], wanted)
+    return NormalizerParts(loaded, tagger, routing["confidence"], routing["threshold"], wanted, manifest)
 
 
 def grammar_note(path: str | os.PathLike, wanted: str, now: str) -> str | None:

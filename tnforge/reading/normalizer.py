@@ -132,13 +132,13 @@ class Normalizer:
 
     @classmethod
     def _from_folder(cls, path: str | os.PathLike, device: Any, tagger: Any) -> Normalizer:
-        from tnforge.trainers.normalizer_run import MODEL_FILE, TAGGER_DIR, open_normalizer, read_manifest
+        from tnforge.trainers.normalizer_run import MODEL_FILE, TAGGER_DIR, open_normalizer
 
         if tagger is not None:
             raise ValueError(f"{path} is a normalizer: it has its own tagger and grammar (drop the tagger)")
         parts = open_normalizer(path, device)
         root = Path(path)
-        sources = Sources(root / MODEL_FILE, root / TAGGER_DIR, read_manifest(root), root)
+        sources = Sources(root / MODEL_FILE, root / TAGGER_DIR, parts.manifest, root)  # hashed once, in open_normalizer
         return cls(parts.loaded, parts.tagger, family=sources.manifest["model"]["family"], confidence=parts.confidence, threshold=parts.threshold,
                    grammar_version=parts.grammar_version, sources=sources)
 
