@@ -6,6 +6,7 @@ What goes *into* the build's manifest is assembled by `tnforge.pipelines.manifes
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from typing import Any, TypeVar
@@ -90,6 +91,13 @@ def read_manifest(root: str | os.PathLike, missing_ok: bool = False) -> dict[str
     if not isinstance(manifest, dict):
         raise ValueError(f"{path}: not a JSON object")
     return manifest
+
+
+def manifest_sha256(root: str | os.PathLike) -> str | None:
+    """The sha256 of `root`'s manifest file (what a run or a normalizer records of its data); None without one."""
+    if not has_manifest(root):
+        return None
+    return hashlib.sha256(read_bytes(manifest_path(root))).hexdigest()
 
 
 def write_manifest(root: str | os.PathLike, manifest: dict[str, Any]) -> str:

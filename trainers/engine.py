@@ -17,6 +17,7 @@ position, optimizer, schedule and scaler states are in the checkpoint); see docs
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import sys
 import time
@@ -35,6 +36,7 @@ from tnforge.trainers.devices import autocast_dtype, peak_memory_mb, rng_state, 
 from tnforge.trainers.distributed import ProcessGroup, from_environment, shut_down
 from tnforge.trainers.engine_config import resumed
 from tnforge.trainers.prefetch import prefetched
+from tnforge.trainers.run_record import finish_run_record, write_run_record
 from tnforge.trainers.runs import (
     METRICS,
     TIMING,
@@ -46,11 +48,12 @@ from tnforge.trainers.runs import (
     resume_command,
     truncate,
 )
-from tnforge.trainers.sharding import EpochPlan, epoch_plan, stream_seed
+from tnforge.trainers.sharding import epoch_plan, stream_seed
 from tnforge.trainers.stop_requests import StopRequest
+from tnforge.trainers.training_state import Saved, TrainingState, capture, zero_window
+from tnforge.trainers.training_state import check_version as check_state_version
+from tnforge.trainers.training_state import restore as restore_state
 
-#: Version of the engine's training state in checkpoints (older states cannot be resumed).
-STATE_VERSION = 2
 #: Steps between the train records of metrics.jsonl.
 LOG_EVERY = 20
 
@@ -152,7 +155,8 @@ class _Stop(Exception):
 
 
 class Engine:
-    """One training run of a task (construct, then `fit`)."""
+    """One training run of a task (construct, then `fit`). The run's position is one `TrainingState`
+    (`self.state`), saved and restored through `trainers.training_state`."""
 
     def __init__(self, task: TrainingTask, resume: bool = False, overwrite: bool = False,
                  explicit: Collection[str] | None = None) -> None:
@@ -168,9 +172,7 @@ class Engine:
         self.payload = group.agree(lambda: load_checkpoint(self.run / LAST, task.format, "cpu")) if resume else None
         if self.payload is not None:
             state = self.payload.get("training") or {}
-            if state.get("engine") != STATE_VERSION:
-                raise ValueError(f"{self.run / LAST}: saved by an older tnforge whose training state cannot be "
-                                 "resumed; its best.pt still decodes. Train again with --overwrite")
+            check_state_version(state, self.run / LAST)
             changes = task.restore_config(self.payload, explicit)
             if group.main:
                 spent = state.get("elapsed", 0.0) / 60
@@ -190,6 +192,7 @@ class Engine:
         task.setup(group, self.payload)
         if group.main:
             self.run.mkdir(parents=True, exist_ok=True)
+            write_run_record(self.run, task, group.world, resumed=self.payload is not None)
 
     # -- the run ---------------------------------------------------------------------------------------------
     def fit(self) -> TrainResult:
@@ -201,227 +204,244 @@ class Engine:
         finally:
             shut_down()
 
-    def _fit(self, stop: StopRequest) -> TrainResult:  # noqa: C901 - the loop, read top to bottom
-        task, config, group, device, run = self.task, self.task.config, self.group, self.device, self.run
-        model = task.build_model().to(device)
+    def _fit(self, stop: StopRequest) -> TrainResult:
+        config = self.task.config
+        self._build()
+        self._restore()
+        self.started = time.monotonic()
+        self.budget = config.max_minutes * 60 - self.state.elapsed if config.max_minutes else math.inf
+        self.per_epoch = max(1, math.ceil(sum(self.unit_rows) / config.batch_size))
+        self.bar, self.first_step = self._bar(config.epochs * self.per_epoch, self.state.step), self.state.step
+        self.timing_start = time.monotonic()
+        try:
+            stopped = self._epochs(stop)
+        except _Stop:
+            self.bar.close()
+            self._save_last()
+            raise TrainingInterrupted(self.run / LAST, self.state.step, resume_command(
+                self.task.command, config.data, config.out)) from None
+        except KeyboardInterrupt:  # a second Ctrl-C: stop now, keep the last checkpoint as it is
+            self.bar.close()
+            raise
+        return self._finish(stopped)
+
+    def _build(self) -> None:
+        """The model (wrapped in DDP under torchrun), its optimizers, schedules and precision."""
+        task, config, group, device = self.task, self.task.config, self.group, self.device
+        self.model = task.build_model().to(device)
         if group.distributed:
             torch.manual_seed(config.seed * 1_000_003 + group.rank)  # dropout differs between ranks
-        wrapped: nn.Module = model
+        self.wrapped: nn.Module = self.model
         if group.distributed:
-            wrapped = nn.parallel.DistributedDataParallel(
-                model, device_ids=[device.index] if device.type == "cuda" else None)
-        optimizers = task.optimizers(model)
-        has_dev = None  # known after the first evaluation
-        schedulers = ([torch.optim.lr_scheduler.ReduceLROnPlateau(o, mode="min", factor=config.lr_decay, patience=1)
-                       for o in optimizers] if 0 < config.lr_decay < 1 else [])
+            self.wrapped = nn.parallel.DistributedDataParallel(
+                self.model, device_ids=[device.index] if device.type == "cuda" else None)
+        self.optimizers = task.optimizers(self.model)
+        self.schedulers = ([torch.optim.lr_scheduler.ReduceLROnPlateau(o, mode="min", factor=config.lr_decay,
+                                                                       patience=1)
+                            for o in self.optimizers] if 0 < config.lr_decay < 1 else [])
         self.amp = autocast_dtype(device, config.amp)
         self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp == torch.float16)
-        unit_rows = task.unit_rows()
-        local_batch = config.batch_size // group.world
+        self.unit_rows = task.unit_rows()
+        self.local_batch = config.batch_size // group.world
+        self.has_dev: bool | None = None  # known after the first evaluation
+        self.state = TrainingState()
+        self.window = _Window(zero_window(device))
 
-        step = epoch = steps_in_plan = bad_evals = generation = 0
-        evaluated_at, elapsed_before = -1, 0.0
-        best: dict[str, Any] = {}
-        plan: EpochPlan | None = None
-        window = _Window(torch.zeros((), dtype=torch.float64, device=device))
-        if self.payload is not None:
-            state = self.payload["training"]
-            model.load_state_dict(self.payload["model"])
-            for optimizer, saved in zip(optimizers, state["optimizers"], strict=True):
-                optimizer.load_state_dict(saved)
-            for scheduler, saved in zip(schedulers, state["schedulers"], strict=False):
-                scheduler.load_state_dict(saved)
-            if state["scaler"] and self.amp is not None:  # float16 with a scaler (perhaps after bfloat16 failed)
-                self.amp, self.scaler = torch.float16, torch.amp.GradScaler("cuda")
-                self.scaler.load_state_dict(state["scaler"])
-            step, epoch, steps_in_plan = state["step"], state["epoch"], state["steps_in_plan"]
-            bad_evals, best, evaluated_at = state["bad_evals"], state["best"], state["evaluated_at"]
-            elapsed_before, generation = state["elapsed"], state["generation"]
-            window.loss.fill_(state["window"][0])
-            window.units, window.examples = state["window"][1], state["window"][2]
-            plan = EpochPlan.from_dict(state["plan"]) if state["plan"] else None
-            same_world = state["world"] == group.world
-            if same_world:
-                set_rng_state(state["rng"][group.rank], device)
-            else:
-                torch.manual_seed(config.seed * 1_000_003 + step * 7919 + group.rank)
-                if plan is not None and steps_in_plan:
-                    plan = plan.remaining(state["units_done"], group.world)
-                    if group.main:
-                        print(f"resuming on {group.world} rank(s) a run saved on {state['world']}: the rest of "
-                              f"epoch {epoch} ({len(plan.order)} of {len(unit_rows)} data units) is dealt anew",
-                              file=sys.stderr)
-                    steps_in_plan, generation = 0, generation + 1
+    def _restore(self) -> None:
+        """A resumed run's weights and state from its checkpoint (the rest of an epoch re-dealt when the world
+        size changed); a fresh run clears the logs."""
+        config, group, run = self.task.config, self.group, self.run
+        if self.payload is None:
             if group.main:
-                truncate(run / METRICS, state["metrics_bytes"])
-                truncate(run / TIMING, state["timing_bytes"])
-        elif group.main:
-            for name in (METRICS, TIMING):
-                (run / name).unlink(missing_ok=True)
-        units_done = 0
-        rows_per_epoch = sum(unit_rows)
-        per_epoch = max(1, math.ceil(rows_per_epoch / config.batch_size))
-        started = time.monotonic()
-        budget = config.max_minutes * 60 - elapsed_before if config.max_minutes else math.inf
-        bar, first_step = self._bar(config.epochs * per_epoch, step), step
-        timing_start = time.monotonic()
+                for name in (METRICS, TIMING):
+                    (run / name).unlink(missing_ok=True)
+            return
+        self.model.load_state_dict(self.payload["model"])
+        state, saved = restore_state(self.payload["training"])
+        for optimizer, kept in zip(self.optimizers, saved.optimizers, strict=True):
+            optimizer.load_state_dict(kept)
+        for scheduler, kept in zip(self.schedulers, saved.schedulers, strict=False):
+            scheduler.load_state_dict(kept)
+        if saved.scaler and self.amp is not None:  # float16 with a scaler (perhaps after bfloat16 failed)
+            self.amp, self.scaler = torch.float16, torch.amp.GradScaler("cuda")
+            self.scaler.load_state_dict(saved.scaler)
+        self.window.loss.fill_(state.window[0])
+        self.window.units, self.window.examples = state.window[1], state.window[2]
+        if saved.world == group.world:
+            set_rng_state(saved.rng[group.rank], self.device)
+        else:
+            torch.manual_seed(config.seed * 1_000_003 + state.step * 7919 + group.rank)
+            if state.plan is not None and state.steps_in_plan:
+                state.plan = state.plan.remaining(saved.units_done, group.world)
+                if group.main:
+                    print(f"resuming on {group.world} rank(s) a run saved on {saved.world}: the rest of epoch "
+                          f"{state.epoch} ({len(state.plan.order)} of {len(self.unit_rows)} data units) is dealt "
+                          "anew", file=sys.stderr)
+                state.steps_in_plan, state.generation = 0, state.generation + 1
+        state.units_done = 0
+        self.state = state
+        if group.main:
+            truncate(run / METRICS, saved.metrics_bytes)
+            truncate(run / TIMING, saved.timing_bytes)
 
-        def training_state() -> dict[str, Any]:
-            rngs = group.gather(rng_state(device))
-            done = group.gather(units_done)
-            return {"engine": STATE_VERSION, "step": step, "epoch": epoch, "steps_in_plan": steps_in_plan,
-                    "plan": plan.to_dict() if plan else None, "units_done": done, "generation": generation,
-                    "bad_evals": bad_evals, "best": best, "evaluated_at": evaluated_at,
-                    "elapsed": elapsed_before + time.monotonic() - started, "rng": rngs,
-                    "window": [float(window.loss), window.units, window.examples],
-                    "optimizers": [o.state_dict() for o in optimizers],
-                    "schedulers": [s.state_dict() for s in schedulers],
-                    "scaler": self.scaler.state_dict() if self.scaler.is_enabled() else {},
-                    "world": group.world, "global_batch": config.batch_size,
-                    "metrics_bytes": file_size(run / METRICS), "timing_bytes": file_size(run / TIMING)}
+    def _elapsed(self) -> float:
+        return self.state.elapsed + time.monotonic() - self.started
 
-        def save_last() -> None:
-            state = training_state()  # every rank takes part (RNG states are gathered)
-            if group.main:
-                task.save(run / LAST, model, state, {"dev": best})
+    def _save_last(self) -> None:
+        """checkpoint.pt at the current step (every rank takes part: RNG states are gathered)."""
+        group, state = self.group, self.state
+        saved = Saved(world=group.world, global_batch=self.task.config.batch_size,
+                      rng=group.gather(rng_state(self.device)), units_done=group.gather(state.units_done),
+                      optimizers=[o.state_dict() for o in self.optimizers],
+                      schedulers=[s.state_dict() for s in self.schedulers],
+                      scaler=self.scaler.state_dict() if self.scaler.is_enabled() else {},
+                      metrics_bytes=file_size(self.run / METRICS), timing_bytes=file_size(self.run / TIMING))
+        window = (float(self.window.loss), self.window.units, self.window.examples)
+        training = capture(dataclasses.replace(state, elapsed=self._elapsed(), window=window), saved)
+        if group.main:
+            self.task.save(self.run / LAST, self.model, training, {"dev": state.best})
 
-        def evaluate(at_epoch: int) -> bool:
-            """Dev evaluation, LR schedule, checkpoints, the dev line; True when early stopping says stop."""
-            nonlocal best, bad_evals, evaluated_at, has_dev
-            metrics = None
-            if group.main:
-                model.eval()
-                with torch.no_grad():
-                    metrics = task.evaluate(model, device)
-                model.train()
-            metrics = group.broadcast(metrics)
-            has_dev = metrics is not None
-            if metrics is None:  # nothing to judge by: the latest weights are the best; no early stopping
-                improved, record = True, {"dev_examples": 0}
-                metrics = {}
-            else:
-                improved = task.improves(metrics, best)
-                value = task.plateau_value(metrics)
-                if value is not None:
-                    for scheduler in schedulers:
-                        scheduler.step(value)
-                record = task.dev_record(metrics)
-            if improved:
-                best = {**metrics, "step": step, "epoch": at_epoch}
-                bad_evals = 0
-            else:
-                bad_evals += 1
-            evaluated_at = step
-            if group.main:
-                log_metrics(run / METRICS, {"event": "dev", "step": step, "epoch": at_epoch, **record,
-                                            "lr": optimizers[0].param_groups[0]["lr"], "best": improved})
-                if config.progress and metrics:
-                    bar.write(f"dev step {step} (epoch {at_epoch}): {task.dev_line(metrics)}"
-                              f"{' (best)' if improved else ''}", file=sys.stderr)
-            save_last()
-            if improved and group.main:
-                task.save(run / BEST, model, None, {"dev": best})
-            return has_dev and bad_evals >= config.patience
+    def _evaluate(self, at_epoch: int) -> bool:
+        """Dev evaluation, LR schedule, checkpoints, the dev line; True when early stopping says stop."""
+        task, config, group, model, state = self.task, self.task.config, self.group, self.model, self.state
+        metrics = None
+        if group.main:
+            model.eval()
+            with torch.no_grad():
+                metrics = task.evaluate(model, self.device)
+            model.train()
+        metrics = group.broadcast(metrics)
+        self.has_dev = metrics is not None
+        if metrics is None:  # nothing to judge by: the latest weights are the best; no early stopping
+            improved, record = True, {"dev_examples": 0}
+            metrics = {}
+        else:
+            improved = task.improves(metrics, state.best)
+            value = task.plateau_value(metrics)
+            if value is not None:
+                for scheduler in self.schedulers:
+                    scheduler.step(value)
+            record = task.dev_record(metrics)
+        if improved:
+            state.best = {**metrics, "step": state.step, "epoch": at_epoch}
+            state.bad_evals = 0
+        else:
+            state.bad_evals += 1
+        state.evaluated_at = state.step
+        if group.main:
+            log_metrics(self.run / METRICS, {"event": "dev", "step": state.step, "epoch": at_epoch, **record,
+                                             "lr": self.optimizers[0].param_groups[0]["lr"], "best": improved})
+            if config.progress and metrics:
+                self.bar.write(f"dev step {state.step} (epoch {at_epoch}): {task.dev_line(metrics)}"
+                               f"{' (best)' if improved else ''}", file=sys.stderr)
+        self._save_last()
+        if improved and group.main:
+            task.save(self.run / BEST, model, None, {"dev": state.best})
+        return self.has_dev and state.bad_evals >= config.patience
 
-        def log_window() -> None:
-            nonlocal window, timing_start
-            loss, units, examples = group.sum_counts([float(window.loss), window.units, window.examples], device)
-            if group.main and units:
-                log_metrics(run / METRICS, {"event": "train", "step": step, "epoch": epoch, "loss": loss / units,
-                                            "examples": int(examples), "lr": optimizers[0].param_groups[0]["lr"]})
-                seconds = max(time.monotonic() - timing_start, 1e-9)
-                speed = examples / seconds
-                log_metrics(run / TIMING, {"step": step, "seconds": elapsed_before + time.monotonic() - started,
-                                           "examples_per_s": speed, "units_per_s": units / seconds,
-                                           "peak_memory_mb": peak_memory_mb(device)})
-                bar.set_postfix(loss=f"{loss / units:.3f}", ex_s=f"{speed:.0f}")
-            window = _Window(torch.zeros((), dtype=torch.float64, device=device))
-            timing_start = time.monotonic()
+    def _log_window(self) -> None:
+        """The train record (metrics.jsonl) and the timing record of the loss window; a new window."""
+        group, window, state = self.group, self.window, self.state
+        loss, units, examples = group.sum_counts([float(window.loss), window.units, window.examples], self.device)
+        if group.main and units:
+            log_metrics(self.run / METRICS, {"event": "train", "step": state.step, "epoch": state.epoch,
+                                             "loss": loss / units, "examples": int(examples),
+                                             "lr": self.optimizers[0].param_groups[0]["lr"]})
+            seconds = max(time.monotonic() - self.timing_start, 1e-9)
+            speed = examples / seconds
+            log_metrics(self.run / TIMING, {"step": state.step, "seconds": self._elapsed(),
+                                            "examples_per_s": speed, "units_per_s": units / seconds,
+                                            "peak_memory_mb": peak_memory_mb(self.device)})
+            self.bar.set_postfix(loss=f"{loss / units:.3f}", ex_s=f"{speed:.0f}")
+        self.window = _Window(zero_window(self.device))
+        self.timing_start = time.monotonic()
 
-        stopped = "epochs"
+    def _epochs(self, stop: StopRequest) -> str:
+        """Train epoch after epoch; returns why training stopped ("epochs", "early stopping", "time limit")."""
+        config, state = self.task.config, self.state
+        self.model.train()
+        while state.epoch < config.epochs:
+            stopped = self._epoch(stop)
+            if stopped is not None:
+                return stopped
+            state.epoch += 1
+            state.plan, state.steps_in_plan, state.units_done, state.generation = None, 0, 0, 0
+            if state.evaluated_at != state.step and self._evaluate(state.epoch - 1):
+                return "early stopping"
+        return "epochs"
+
+    def _epoch(self, stop: StopRequest) -> str | None:
+        """The rest of the current epoch on this rank's units; None when it ran to its end, else why it stopped."""
+        task, config, group, state = self.task, self.task.config, self.group, self.state
+        if state.plan is None:
+            state.plan = epoch_plan(task.unit_groups(), config.seed, state.epoch, group.world)
+        stream = task.batches(state.plan.units_of(group.rank),
+                              stream_seed(config.seed, state.epoch, group.rank, group.world, state.generation),
+                              self.local_batch)
+        state.units_done = 0
+        for _ in range(state.steps_in_plan):  # resuming inside an epoch: the same order, skip what was trained
+            item = next(stream, None)
+            if item is not None:
+                state.units_done = item[1]
         spare: Any = None  # a batch to run with weight 0 on a rank whose data ran out before the others'
-        model.train()
-        try:
-            while epoch < config.epochs:
-                if plan is None:
-                    plan = epoch_plan(task.unit_groups(), config.seed, epoch, group.world)
-                mine = plan.units_of(group.rank)
-                stream = task.batches(mine, stream_seed(config.seed, epoch, group.rank, group.world, generation),
-                                      local_batch)
-                units_done = 0
-                for _ in range(steps_in_plan):  # resuming inside an epoch: the same order, skip what was trained
-                    item = next(stream, None)
-                    if item is not None:
-                        units_done = item[1]
-                finished = False
-                with prefetched(stream) as items:
-                    while True:
-                        item = next(items, None)
-                        out_of_time = time.monotonic() - started >= budget
-                        units = 0.0 if item is None or not group.distributed else task.loss_units(item[0])
-                        counts = group.sum_counts([item is not None, stop.requested, out_of_time, units], device)
-                        if counts[1]:
-                            raise _Stop
-                        if not counts[0]:
-                            finished = True
-                            break
-                        if counts[2]:
-                            stopped = "time limit"
-                            if evaluated_at != step:
-                                evaluate(epoch)
-                            break
-                        if item is not None:
-                            batch, weight = item[0], 1.0
-                            spare = batch
-                        else:
-                            if spare is None:  # this rank's part of a re-dealt epoch is empty
-                                spare = next(task.batches([0], [config.seed], local_batch))[0]
-                            batch, weight = spare, 0.0
-                        self._step(wrapped, model, batch, weight, counts[3] if group.distributed else None,
-                                   optimizers, window)
-                        step += 1
-                        steps_in_plan += 1
-                        if item is not None:
-                            units_done = item[1]
-                        bar.total = steps_within(config.epochs * per_epoch, first_step, step - first_step,
-                                                 time.monotonic() - started, budget)  # the budget binds: its end
-                        bar.update(1)
-                        if step % LOG_EVERY == 0:
-                            log_window()
-                        if config.eval_every and step % config.eval_every == 0 and evaluate(epoch):
-                            stopped = "early stopping"
-                            break
-                if not finished:
-                    break
-                epoch += 1
-                plan, steps_in_plan, units_done, generation = None, 0, 0, 0
-                if evaluated_at != step and evaluate(epoch - 1):
-                    stopped = "early stopping"
-                    break
-        except _Stop:
-            bar.close()
-            save_last()
-            raise TrainingInterrupted(run / LAST, step, resume_command(task.command, config.data,
-                                                                         config.out)) from None
-        except KeyboardInterrupt:  # a second Ctrl-C: stop now, keep the last checkpoint as it is
-            bar.close()
-            raise
+        with prefetched(stream) as items:
+            while True:
+                item = next(items, None)
+                out_of_time = time.monotonic() - self.started >= self.budget
+                units = 0.0 if item is None or not group.distributed else task.loss_units(item[0])
+                counts = group.sum_counts([item is not None, stop.requested, out_of_time, units], self.device)
+                if counts[1]:
+                    raise _Stop
+                if not counts[0]:
+                    return None
+                if counts[2]:
+                    if state.evaluated_at != state.step:
+                        self._evaluate(state.epoch)
+                    return "time limit"
+                if item is not None:
+                    batch, weight = item[0], 1.0
+                    spare = batch
+                else:
+                    if spare is None:  # this rank's part of a re-dealt epoch is empty
+                        spare = next(task.batches([0], [config.seed], self.local_batch))[0]
+                    batch, weight = spare, 0.0
+                self._step(self.wrapped, self.model, batch, weight, counts[3] if group.distributed else None,
+                           self.optimizers, self.window)
+                state.step += 1
+                state.steps_in_plan += 1
+                if item is not None:
+                    state.units_done = item[1]
+                self.bar.total = steps_within(config.epochs * self.per_epoch, self.first_step,
+                                              state.step - self.first_step, time.monotonic() - self.started,
+                                              self.budget)  # the budget binds: its end
+                self.bar.update(1)
+                if state.step % LOG_EVERY == 0:
+                    self._log_window()
+                if config.eval_every and state.step % config.eval_every == 0 and self._evaluate(state.epoch):
+                    return "early stopping"
+
+    def _finish(self, stopped: str) -> TrainResult:
+        """The last evaluation, the plot, run.json's outcome and the budget advice."""
+        task, config, group, state = self.task, self.task.config, self.group, self.state
         if stopped == "time limit":
-            bar.total = step
-        bar.close()
-        if evaluated_at != step:
-            evaluate(max(epoch - 1, 0) if stopped == "epochs" else epoch)
+            self.bar.total = state.step
+        self.bar.close()
+        if state.evaluated_at != state.step:
+            self._evaluate(max(state.epoch - 1, 0) if stopped == "epochs" else state.epoch)
         advice = ""
+        result = TrainResult(self.run, state.epoch, state.step, self._elapsed(), state.best, stopped)
         if group.main:
             from tnforge.trainers.plots import plot_training
 
-            plot_training(run / METRICS, run / "training.png")
+            plot_training(self.run / METRICS, self.run / "training.png")
+            finish_run_record(self.run, result)
             if stopped == "time limit":
-                advice = budget_advice(config.max_minutes, epoch, has_dev is True and bad_evals == 0,
-                                       task.untrained(best), resume_command(task.command, config.data, config.out),
-                                       device.type == "cpu" and config.threads != 1)
-        return TrainResult(run, epoch, step, elapsed_before + time.monotonic() - started, best, stopped,
-                           advice=advice)
+                advice = budget_advice(config.max_minutes, state.epoch,
+                                       self.has_dev is True and state.bad_evals == 0, task.untrained(state.best),
+                                       resume_command(task.command, config.data, config.out),
+                                       self.device.type == "cpu" and config.threads != 1)
+        result.advice = advice
+        return result
 
     # -- pieces ------------------------------------------------------------------------------------------------
     def _step(self, wrapped: nn.Module, model: nn.Module, batch: Any, weight: float, global_units: float | None,

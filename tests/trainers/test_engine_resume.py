@@ -147,3 +147,34 @@ def test_a_sentence_model_resumes_exactly(bundled_build: Path, tmp_path: Path,
             train(config(tmp_path / "run"))
     train(config(tmp_path / "run"), resume=True)
     same_run(tmp_path / "straight", tmp_path / "run", "tnforge-sentence")
+
+
+def test_run_json_records_config_world_data_and_every_session(bundled_build: Path, straight: Path,
+                                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """run.json says how a run was trained without unpickling it: its whole config (equal to the checkpoint's),
+    world size, global batch, the data manifest's hash, versions, each session (a resume adds one) and the
+    outcome, which the resumed run ends with the same as the straight one."""
+    import hashlib
+
+    from tnforge.trainers.run_record import read_run_record
+
+    record = read_run_record(straight)
+    payload = load_checkpoint(straight / "checkpoint.pt", "tnforge-seq2seq")
+    assert record["config"] == payload["config"] and record["format"] == "tnforge-seq2seq"
+    assert (record["world_size"], record["global_batch"], record["command"]) == (1, 32, "tnforge train seq2seq")
+    assert record["data"]["manifest_sha256"] == hashlib.sha256(
+        (bundled_build / "manifest.json").read_bytes()).hexdigest()
+    assert record["versions"]["torch"] == str(torch.__version__)
+    assert [s["resumed"] for s in record["sessions"]] == [False]
+    assert record["outcome"]["steps"] == payload["training"]["step"] and record["outcome"]["stopped"] == "epochs"
+
+    out = tmp_path / "run"
+    with monkeypatch.context() as patch:
+        interrupt_at(patch, 5)
+        with pytest.raises(TrainingInterrupted):
+            train_seq2seq(bundled_build, out)
+    assert read_run_record(out)["outcome"] is None  # stopped: no outcome yet
+    train_seq2seq(bundled_build, out, resume=True)
+    resumed = read_run_record(out)
+    assert [s["resumed"] for s in resumed["sessions"]] == [False, True]
+    assert resumed["outcome"] == record["outcome"]

@@ -4,7 +4,6 @@ per-class figures on dev and test and a self-describing model in the run folder.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -21,7 +20,7 @@ import pyarrow.compute as pc
 from tnforge import schemas
 from tnforge.datasets import read_dataset
 from tnforge.hashing import stable_hash64
-from tnforge.manifest import manifest_path, require_dataset
+from tnforge.manifest import manifest_sha256, require_dataset
 from tnforge.trainers.runs import check_not_corpus, prepare_run_directory
 from tnforge.trainers.tagger.features import Lexicon, feature_names, features
 from tnforge.trainers.tagger.metrics import class_metrics, markdown
@@ -134,11 +133,6 @@ def class_weights(labels: Sequence[str], classes: Sequence[str], power: float, c
     return {c: min(cap, (most / n) ** power) if n else 1.0 for c, n in counts.items()}
 
 
-def _manifest_sha256(root: str | os.PathLike) -> str:
-    with open(manifest_path(root), "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
-
-
 def _evaluate(tagger: Tagger, root: str, split: str) -> dict[str, Any]:
     tokens, labels, trivial = read_eval_sentences(root, split)
     if not tokens:
@@ -233,7 +227,7 @@ def train_tagger(config: TaggerConfig) -> TaggerReport:
                           training_notes(training))
     report.seconds = round(time.monotonic() - started, 1)
     tagger.save(run, {
-        "training": {"data": os.path.abspath(config.data), "manifest_sha256": _manifest_sha256(config.data),
+        "training": {"data": os.path.abspath(config.data), "manifest_sha256": manifest_sha256(config.data),
                      **training},
         "metrics": {"dev": report.dev, "test": report.test},
         **({"calibration": calibration} if calibration else {}),
