@@ -15,7 +15,6 @@ from torch import nn
 
 from tnforge import __version__
 from tnforge.filesystems import write_atomically
-from tnforge.trainers.families import FAMILIES
 
 FORMAT_VERSION = 1
 LAST = "checkpoint.pt"
@@ -23,8 +22,13 @@ BEST = "best.pt"
 #: The payload keys every checkpoint has; a family's extras (e.g. vocabularies) go beside them.
 CORE_KEYS = ("format", "format_version", "tnforge_version", "torch_version", "model_config", "config", "model",
              "training", "metrics")
-#: How errors name each format's checkpoints ("not a tnforge seq2seq checkpoint"): the family registry's names.
-NAMES = {family.format: family.name for family in FAMILIES.values()}
+
+
+def family_name(format: str) -> str:
+    """How errors name a format's checkpoints ("not a tnforge seq2seq checkpoint"): "tnforge-dual-encoder" →
+    "dual encoder" (the family's name, read off its format so this module needs no registry)."""
+    return format.removeprefix("tnforge-").replace("-", " ")
+
 #: Formats whose missing files are named too ("no such dual encoder checkpoint"; seq2seq's never were).
 _NAMED_FILES = frozenset({"tnforge-dual-encoder"})
 
@@ -65,7 +69,7 @@ def save_checkpoint(
 def checkpoint_file(path: str | os.PathLike, format: str | None = None) -> Path:
     """The checkpoint of a run directory (best.pt, else checkpoint.pt), or the checkpoint file itself."""
     path = Path(path)
-    files = f"{NAMES[format]} " if format in _NAMED_FILES else ""
+    files = f"{family_name(format)} " if format in _NAMED_FILES else ""
     if path.is_dir():
         for name in (BEST, LAST):
             if (path / name).is_file():
@@ -109,6 +113,6 @@ def load_checkpoint(path: str | os.PathLike, format: str, device: torch.device |
     file = checkpoint_file(path, format)
     payload = read_payload(file, device)
     if not isinstance(payload, dict) or payload.get("format") != format:
-        raise ValueError(f"{file}: not a tnforge {NAMES.get(format, format)} checkpoint")
+        raise ValueError(f"{file}: not a tnforge {family_name(format)} checkpoint")
     check_version(payload, file)
     return payload

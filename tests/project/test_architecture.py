@@ -91,7 +91,7 @@ def test_core_sits_below_every_wing():
 
 
 def test_cli_command_modules_do_not_import_each_other():
-    shared = {"tnforge.cli.common", "tnforge.cli.lazy", "tnforge.cli.options"}
+    shared = {"tnforge.cli.common", "tnforge.cli.lazy", "tnforge.cli.options", "tnforge.cli.train.commands"}
 
     def allowed(name: str) -> bool:  # a shared module, or a name imported from one
         return name == "tnforge.cli" or name in shared or name.rpartition(".")[0] in shared
@@ -158,27 +158,45 @@ def test_the_family_registry_names_its_code_lazily():
     import subprocess
     import sys
 
-    from tnforge.trainers.families import FAMILIES
+    from tnforge.trainers.families import registered
 
-    for family in FAMILIES.values():
-        for target in (family.model_config, family.loader, family.trainer, family.train_config):
+    for family in registered().values():
+        targets = [family.model_config, family.loader, family.folder_loader]
+        for command in family.commands:
+            targets += [command.config, command.trainer, command.describe, command.model_config,
+                        command.make_config, command.options]
+        for target in filter(None, targets):
             module, _, attribute = target.partition(":")
             package, *rest = module.removeprefix("tnforge.").split(".")
-            path = ROOT.joinpath(next(f for f, p in WINGS.items() if p == f"tnforge.{package}"), *rest).with_suffix(".py")
-            names = {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
-                     if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+            folder = next((f for f, p in WINGS.items() if p == f"tnforge.{package}"), None)
+            path = (ROOT.joinpath(folder, *rest) if folder else ROOT.joinpath("tnforge", package, *rest)).with_suffix(".py")
+            tree = ast.parse(path.read_text(encoding="utf-8")).body
+            names = {node.name for node in tree if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+            names |= {t.id for node in tree if isinstance(node, ast.Assign) for t in node.targets
+                      if isinstance(t, ast.Name)}
             assert attribute in names, target
-    script = "import sys, tnforge.trainers.families, tnforge.cli.common; print('torch' in sys.modules)"
+    script = ("import sys, tnforge.trainers.families, tnforge.cli.common; tnforge.trainers.families.registered(); "
+              "print('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True).stdout.strip() == "False"
 
 
-def test_every_package_folder_is_installed() -> None:
-    """A wheel (not only an editable install) carries every sub-package: pyproject's `packages` lists each folder
-    with an `__init__.py` under the wings, and nothing else."""
-    import tomllib
+def test_every_package_folder_is_installed(tmp_path: Path) -> None:
+    """A wheel (not only an editable install) carries every sub-package, found by setup.py (no list to edit
+    when a family or generator folder is added): every folder with an `__init__.py` under the wings, and its
+    registration modules."""
+    import subprocess
+    import sys
+    import zipfile
 
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join([WINGS[folder], *init.parent.relative_to(ROOT / folder).parts])
+    pytest.importorskip("build")
+    built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(tmp_path),
+                            str(ROOT)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-2000:]
+    names = set(zipfile.ZipFile(next(tmp_path.glob("*.whl"))).namelist())
+    found = {"/".join([*WINGS[folder].split("."), *init.parent.relative_to(ROOT / folder).parts, "__init__.py"])
              for folder in WINGS for init in (ROOT / folder).rglob("__init__.py")}
-    assert found == listed, f"missing from pyproject: {sorted(found - listed)}; stale: {sorted(listed - found)}"
+    assert found <= names, sorted(found - names)
+    families = {"/".join(["tnforge", "trainers", *path.relative_to(ROOT / "trainers").parts])
+                for path in (ROOT / "trainers").glob("*/family.py")}
+    assert families and families <= names, sorted(families - names)

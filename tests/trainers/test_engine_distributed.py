@@ -72,7 +72,9 @@ def test_two_ranks_read_every_example_once_and_hold_the_same_weights(bundled_bui
     state = load_checkpoint(tmp_path / "run" / "checkpoint.pt", "tnforge-seq2seq")["training"]
     assert (state["world"], state["global_batch"], state["epoch"]) == (2, 32, 1)
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
-        "best.pt", "checkpoint.pt", "metrics.jsonl", "timing.jsonl", "training.png"]
+        "best.pt", "checkpoint.pt", "metrics.jsonl", "run.json", "timing.jsonl", "training.png"]
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert (record["world_size"], record["global_batch"], record["sessions"][0]["per_rank_batch"]) == (2, 32, 16)
 
 
 def test_two_ranks_follow_one_process_with_the_same_global_batch(bundled_build: Path, tmp_path: Path) -> None:

@@ -237,19 +237,38 @@ def _tiny_dual_encoder(tmp_path):
 
 
 def test_registry_entries_resolve_and_formats_match_the_families():
-    from tnforge.cli.train import TRAINERS
+    from tnforge.cli.train import train
     from tnforge.trainers.dnc import loading as dnc_loading
     from tnforge.trainers.dual_encoders import scorer
     from tnforge.trainers.sentence import loading as sentence_loading
     from tnforge.trainers.seq2seq import loading
 
-    assert set(families.FAMILIES) == {loading.FORMAT, dnc_loading.FORMAT, sentence_loading.FORMAT, scorer.FORMAT}
-    for fmt, family in families.FAMILIES.items():
+    registered = families.registered()
+    assert set(registered) == {loading.FORMAT, dnc_loading.FORMAT, sentence_loading.FORMAT, scorer.FORMAT,
+                               "tnforge-tagger"}
+    listed = train.list_commands(None)
+    for fmt, family in registered.items():
         assert family.format == fmt and family.kind in families.KINDS
-        assert set(family.commands) <= set(TRAINERS)
-        for target in (family.model_config, family.loader, family.trainer, family.train_config):
-            assert callable(families.resolve(target)), target
-    assert [f.name for f in families.of_kind("decoder")] == ["seq2seq", "dnc", "sentence"]
+        assert {c.name for c in family.commands} <= set(listed)
+        for target in (family.model_config, family.loader, family.folder_loader):
+            assert target is None or callable(families.resolve(target)), target
+        for command in family.commands:
+            for target in (command.config, command.trainer, command.describe, command.model_config,
+                           command.make_config, command.options):
+                assert target is None or callable(families.resolve(target)), target
+    assert sorted(listed) == ["dnc", "sentence", "seq-de", "seq2seq", "tagger", "voc-de"]
+    assert [f.name for f in families.of_kind("decoder")] == ["dnc", "sentence", "seq2seq"]
+
+
+def test_a_second_registration_of_a_format_or_command_is_refused():
+    taken = families.registered()["tnforge-seq2seq"]
+    with pytest.raises(ValueError, match="format 'tnforge-seq2seq' is seq2seq's already"):
+        families.register_family(families.Family("other", "tnforge-seq2seq", "decoder"))
+    with pytest.raises(ValueError, match="`tnforge train seq2seq` is seq2seq's already"):
+        families.register_family(families.Family("other", "tnforge-other", "decoder", commands=taken.commands))
+    with pytest.raises(ValueError, match="kind 'encoder' is not one of"):
+        families.register_family(families.Family("other", "tnforge-other", "encoder"))
+    assert "tnforge-other" not in families.registered()
 
 
 def test_registry_round_trip_of_both_formats(tmp_path):
@@ -281,7 +300,7 @@ def test_unknown_and_foreign_files_fail_in_one_line(tmp_path, recwarn):
     torch.save({"format": "tnforge-transformer", "format_version": 1}, tmp_path / "future.pt")
     with pytest.raises(ValueError, match="'tnforge-transformer' checkpoint, which this tnforge does not know") as error:
         families.load(tmp_path / "future.pt")
-    assert all(fmt in str(error.value) for fmt in families.FAMILIES) and "\n" not in str(error.value)
+    assert all(fmt in str(error.value) for fmt in families.registered()) and "\n" not in str(error.value)
     torch.save([1, 2], tmp_path / "list.pt")
     with pytest.raises(ValueError, match="not a tnforge checkpoint"):
         families.load(tmp_path / "list.pt")
@@ -309,7 +328,7 @@ def test_model_option_refuses_other_kinds_and_other_files_in_one_line(tmp_path):
 
     de_run, _ = _tiny_dual_encoder(tmp_path / "de")
     line = _refusal(["normalize", "--model", str(de_run), "--device", "cpu", "12"])
-    assert line == (f"Error: {de_run} is a dual encoder run: --model needs a decoder model (seq2seq, dnc, sentence); "
+    assert line == (f"Error: {de_run} is a dual encoder run: --model needs a decoder model (dnc, sentence, seq2seq); "
                     "pass it as --seq-de/--voc-de")
     (tmp_path / "some.tsv").write_text("a\tb\n")
     assert "not a readable tnforge checkpoint" in _refusal(["normalize", "--model", str(tmp_path / "some.tsv"), "12"])

@@ -76,3 +76,18 @@ def describe(result: DETrainResult, markdown: str) -> tuple[str, str]:
         note += ("\nno dev pairs: best.pt is the last epoch's weights; no early stopping (build with a dev split "
                  "to have it)")
     return note, f"{markdown.rstrip()}\n\nmodel: {result.run / BEST}  metrics: {result.run / METRICS}"
+
+
+def sequence_config(**values: Any) -> DETrainConfig:
+    """`tnforge train seq-de`'s options → its training config (`config_of`)."""
+    return config_of("sequence", **values)
+
+
+def vocabulary_config(**values: Any) -> DETrainConfig:
+    """`tnforge train voc-de`'s options → its training config (`config_of`)."""
+    return config_of("vocabulary", **values)
+
+
+def describe_report(outcome: tuple[DETrainResult, str]) -> tuple[str, str]:
+    """`describe` of `train_with_report`'s outcome."""
+    return describe(*outcome)

@@ -154,3 +154,9 @@ def load_tagger(run_dir: str | os.PathLike) -> Tagger:
         why = re.sub(r"^\[[\d:]+\] \S+: ", "", str(error).splitlines()[0])  # without xgboost's time and source line
         raise ValueError(f"{model}: unreadable xgboost model, damaged or cut short ({why})") from error
     return Tagger(booster, Lexicon.from_dict(description["lexicon"]), description, rules=description.get("rules", True))
+
+
+def load_tagger_run(run_dir: str | os.PathLike, device: object = None) -> Tagger:
+    """`load_tagger` as the family registry calls it (a run folder and a device, which xgboost's CPU model
+    ignores)."""
+    return load_tagger(run_dir)

@@ -21,6 +21,7 @@ from tnforge import schemas
 from tnforge.datasets import read_dataset
 from tnforge.hashing import stable_hash64
 from tnforge.manifest import manifest_sha256, require_dataset
+from tnforge.trainers.engine_config import option
 from tnforge.trainers.runs import check_not_corpus, prepare_run_directory
 from tnforge.trainers.tagger.features import Lexicon, feature_names, features
 from tnforge.trainers.tagger.metrics import class_metrics, markdown
@@ -29,23 +30,27 @@ from tnforge.trainers.tagger.model import TAGGER_FILES, Tagger
 
 @dataclass
 class TaggerConfig:
-    """Options of `tnforge train tagger` (its CLI reads every default here)."""
+    """Options of `tnforge train tagger` (its options and their defaults are generated from these fields)."""
 
-    data: str = ""
-    out: str = ""
-    rounds: int = 400  # boosting rounds at most
-    learning_rate: float = 0.1  # chosen by 5-fold cross-validation over train + dev (benchmarks/tagger.py)
-    max_depth: int = 6
-    colsample: float = 0.5  # share of the features each tree may use
-    patience: int = 30  # rounds without dev improvement before stopping (0: no early stopping)
-    class_weight: float = 0.75  # weight of class c: (n_most / n_c) ** class_weight, at most max_weight
-    max_weight: float = 20.0
-    folds: int = 5  # training rows see the lexicon counts of the other folds only
-    max_words: int = 2000  # frequent words with their own rank feature
-    seed: int = 0
-    threads: int = 1  # xgboost's OpenMP threads spin-wait: on a busy machine 2 threads ran 10x slower than 1
-    device: str = "cpu"  # xgboost's device: cpu, cuda or cuda:N (docs/guides/train-at-scale.md)
-    overwrite: bool = False
+    data: str = option("", "Dataset directory.", hidden=True)
+    out: str = option("", "Run directory.", hidden=True)
+    rounds: int = option(400, "Boosting rounds at most.", min=1)
+    #: chosen by 5-fold cross-validation over train + dev (benchmarks/tagger.py)
+    learning_rate: float = option(0.1, "Boosting step size (eta).", min=0, min_open=True, aliases=("--lr",))
+    max_depth: int = option(6, "Depth of each tree.", min=1)
+    colsample: float = option(0.5, "Share of the features each tree may use.", min=0, max=1, min_open=True)
+    patience: int = option(30, "Rounds without dev improvement before stopping (0: no early stopping).", min=0)
+    class_weight: float = option(0.75, "Weight of class c: (count of the commonest class / count of c) ** this "
+                                       "(0: unweighted).", min=0)
+    max_weight: float = option(20.0, "Largest class weight.", min=1)
+    folds: int = option(5, "Folds of the train sentences: each sees the token statistics of the others only.",
+                        min=2)
+    max_words: int = option(2000, "Frequent words with their own feature.", min=0)
+    seed: int = option(0, "Seed of the trees and the folds.")
+    #: xgboost's OpenMP threads spin-wait: on a busy machine 2 threads ran 10x slower than 1
+    threads: int = option(1, "CPU threads of xgboost.", min=1)
+    device: str = option("cpu", "cpu (default), cuda or cuda:N: xgboost's device.")
+    overwrite: bool = option(False, "Replace the tagger run in a non-empty --out.", hidden=True)
 
 
 @dataclass

@@ -1,25 +1,47 @@
-"""`tnforge train …`: train models from a built dataset directory (one sub-command module each, lazily)."""
+"""`tnforge train …`: one sub-command per train command of the registered model families
+(`trainers.families`), built on first use from the family's registration (`cli.train.commands`)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
 from tnforge.cli.lazy import LazyGroup
 
-#: Trainers: sub-command → ("module:attribute", one-line help), listed in this order. Add new trainers here.
-TRAINERS: dict[str, tuple[str, str]] = {
-    "dnc": ("tnforge.cli.train.seq2seq:dnc", "The memory-augmented normalizer (a differentiable neural computer)."),
-    "seq-de": ("tnforge.cli.train.dual_encoders:seq_de", "The sequence dual encoder (input, reading) → acceptable?"),
-    "sentence": ("tnforge.cli.train.seq2seq:sentence", "The whole-sentence normalizer (SentencePiece; LSTM or Transformer)."),
-    "seq2seq": ("tnforge.cli.train.seq2seq:seq2seq", "The attention seq2seq normalizer: characters in, words out."),
-    "tagger": ("tnforge.cli.train.tagger:tagger", "The semiotic-class tagger (xgboost over context features)."),
-    "voc-de": ("tnforge.cli.train.dual_encoders:voc_de", "The vocabulary-filter dual encoder (input, word) → may occur?"),
-}
+
+class FamilyCommands(LazyGroup):
+    """The train commands of every registered family (built-in and plug-in), listed without importing torch."""
+
+    def _table(self) -> dict[str, tuple[Any, Any]]:
+        from tnforge.trainers.families import train_commands
+
+        return train_commands()
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self._table())
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        entry = self._table().get(name)
+        if entry is None:
+            return None
+        from tnforge.cli.train.commands import train_command
+
+        return train_command(*entry)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, command.help) for name, (_family, command) in self._table().items()]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, lazy_commands=TRAINERS, context_settings={"show_default": True})
+@click.group(cls=FamilyCommands, context_settings={"show_default": True})
 def train() -> None:
     """Train a model from a dataset directory built by `tnforge build`.
+
+    One command per registered model family (a family is one folder under trainers/, or a plug-in named in
+    TNFORGE_PLUGINS); each command's options come from its config dataclasses.
 
     \b
     Examples:
