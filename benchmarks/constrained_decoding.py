@@ -35,8 +35,8 @@ def main() -> None:
 
     from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import build_constraint
-    from tnforge.trainers.decoding.outputs import decode_predictions
     from tnforge.trainers.evaluation.comparison import compare_configurations, to_markdown
+    from tnforge.trainers.evaluation.decoded import decode_predictions
     from tnforge.trainers.seq2seq.data import example_files
     from tnforge.trainers.seq2seq.loading import load_model
 

@@ -96,8 +96,8 @@ def evaluate_run(run: Path, data: Path, split: str, out: Path, beam: int) -> dic
         return json.loads(out.read_text())
     from tnforge.grammars import adapter
     from tnforge.trainers import families
-    from tnforge.trainers.decoding.outputs import decode_predictions
     from tnforge.trainers.evaluation.accuracy import evaluate, is_correct
+    from tnforge.trainers.evaluation.decoded import decode_predictions
     from tnforge.trainers.seq2seq.data import example_files
 
     _family, loaded = families.load(run, "cpu", kind="decoder")

@@ -51,9 +51,9 @@ def main() -> None:
     import torch
 
     from tnforge.grammars import adapter
-    from tnforge.trainers.decoding.outputs import decode_predictions
     from tnforge.trainers.devices import resolve_device
     from tnforge.trainers.evaluation.accuracy import evaluate, write_report
+    from tnforge.trainers.evaluation.decoded import decode_predictions
     from tnforge.trainers.seq2seq.data import example_files
     from tnforge.trainers.seq2seq.loading import load_model
     from tnforge.trainers.seq2seq.train import TrainConfig, train

@@ -191,7 +191,7 @@ def evaluate_filter(loaded: DecodableModel, files: Sequence[Path], run: Path, co
     """Errors of decoding `config.split` with the filter of `run`: a row of the loop's table."""
     from tnforge.trainers.decoding.constraint_sets import load_scorer
     from tnforge.trainers.decoding.constraints import VocabularyFilterConstraint
-    from tnforge.trainers.decoding.outputs import evaluate_decoding
+    from tnforge.trainers.evaluation.decoded import evaluate_decoding
 
     scorer = load_scorer(str(run), loaded.device, "vocabulary")
     result = evaluate_decoding(loaded, files, config.split, VocabularyFilterConstraint(scorer, config.weight), judge,
@@ -209,7 +209,7 @@ def run_loop(loaded: DecodableModel, source: Path | str, work: Path | str, regen
     from tnforge.datasets import dataset_files
     from tnforge.filesystems import is_remote
     from tnforge.manifest import build_config, require_dataset
-    from tnforge.trainers.decoding.outputs import require_examples
+    from tnforge.trainers.evaluation.decoded import require_examples
     from tnforge.trainers.seq2seq.data import example_files
 
     if is_remote(source) or is_remote(work):

@@ -185,13 +185,19 @@ def test_every_package_folder_is_installed(tmp_path: Path) -> None:
     """A wheel (not only an editable install) carries every sub-package, found by setup.py (no list to edit
     when a family or generator folder is added): every folder with an `__init__.py` under the wings, and its
     registration modules."""
+    import shutil
     import subprocess
     import sys
     import zipfile
 
     pytest.importorskip("build")
+    source = tmp_path / "source"  # a copy: setuptools builds under the source tree's build/
+    for folder in WINGS:
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(ROOT / name, source / name)
     built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(tmp_path),
-                            str(ROOT)], capture_output=True, text=True)
+                            str(source)], capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-2000:]
     names = set(zipfile.ZipFile(next(tmp_path.glob("*.whl"))).namelist())
     found = {"/".join([*WINGS[folder].split("."), *init.parent.relative_to(ROOT / folder).parts, "__init__.py"])

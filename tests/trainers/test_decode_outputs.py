@@ -16,12 +16,8 @@ from tests.support import tiny_models as H  # noqa: E402
 from tnforge import schemas  # noqa: E402
 from tnforge.datasets import shard_name  # noqa: E402
 from tnforge.generators.topk import read_hypotheses  # noqa: E402
-from tnforge.trainers.decoding.outputs import (  # noqa: E402
-    decode_predictions,
-    evaluate_decoding,
-    original_tokens,
-    write_hypotheses,
-)
+from tnforge.trainers.decoding.outputs import write_hypotheses  # noqa: E402
+from tnforge.trainers.evaluation.decoded import decode_predictions, evaluate_decoding, original_tokens  # noqa: E402
 
 TOKENS = sum(len(s) for s in H.TINY_SENTENCES)
 

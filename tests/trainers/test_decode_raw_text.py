@@ -190,7 +190,7 @@ def test_plain_text_evaluation_rows_agree_with_evaluate(tiny):
     agrees scores like gold tokens; WER and sentence accuracy follow from the spoken sentences."""
     pytest.importorskip("pynini")
     from tnforge.grammars import adapter
-    from tnforge.trainers.decoding.outputs import evaluate_decoding
+    from tnforge.trainers.evaluation.decoded import evaluate_decoding
     from tnforge.trainers.evaluation.raw_text import evaluate_raw, raw_markdown, word_errors
     from tnforge.trainers.seq2seq.data import example_files
 

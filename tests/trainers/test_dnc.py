@@ -135,10 +135,10 @@ def test_cli_train_dnc_with_a_preset_and_bad_options_in_one_line(tmp_path):
 def test_grammar_mask_and_both_dual_encoders_constrain_a_dnc_unchanged(tiny_run, tmp_path):
     from tnforge.trainers.checkpoints import BEST
     from tnforge.trainers.decoding.constraint_sets import build_constraint
-    from tnforge.trainers.decoding.outputs import decode_predictions
     from tnforge.trainers.dual_encoders.config import DualEncoderConfig
     from tnforge.trainers.dual_encoders.model import DualEncoder
     from tnforge.trainers.dual_encoders.scorer import save_dual_encoder
+    from tnforge.trainers.evaluation.decoded import decode_predictions
     from tnforge.trainers.families import load
     from tnforge.trainers.seq2seq.data import example_files
 

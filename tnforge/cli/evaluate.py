@@ -46,8 +46,8 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     """
     from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import build_constraint
-    from tnforge.trainers.decoding.outputs import evaluate_decoding, evaluate_readings
     from tnforge.trainers.evaluation.accuracy import summary, write_report
+    from tnforge.trainers.evaluation.decoded import evaluate_decoding, evaluate_readings
     from tnforge.trainers.normalizer_run import is_normalizer
     from tnforge.trainers.seq2seq.data import example_files
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from tnforge.schemas.classes import COVERED
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
-from tnforge.trainers.decoding.outputs import Predictions, Progress, decode_with_progress, require_examples
+from tnforge.trainers.decoding.outputs import Progress
 from tnforge.trainers.evaluation.accuracy import BatchJudge
 from tnforge.trainers.evaluation.comparison import (
     compare_configurations,
@@ -21,6 +21,7 @@ from tnforge.trainers.evaluation.comparison import (
     sweep_markdown,
     sweep_rows,
 )
+from tnforge.trainers.evaluation.decoded import Predictions, decode_with_progress, require_examples
 
 if TYPE_CHECKING:
     from tnforge.trainers.decoding.protocol import DecodableModel

@@ -174,7 +174,7 @@ def evaluate_raw(reader: Any, files: Sequence[Path], split: str | None, judge: B
     detokenize = detokenize or corpus_tokenizer.detokenize
     gold = gold_sentences(files, split)
     if not gold:
-        from tnforge.trainers.decoding.outputs import nothing_to_evaluate
+        from tnforge.trainers.evaluation.decoded import nothing_to_evaluate
 
         raise ValueError(nothing_to_evaluate(files, split))
     raw_tokens = [tokenize(detokenize(sentence.tokens)) for sentence in gold]
