@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import platform
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from tnforge.reading.normalizer import Normalizer
+from typing import Any
 
 CARD = "MODEL_CARD.md"
 #: What the card says of data from Google's text normalization corpus (the conservative reading).
@@ -32,14 +29,14 @@ LIMITATIONS = (
 )
 
 
-def card_facts(root: Path, manifest: dict[str, Any], normalizer: Normalizer) -> dict[str, Any]:
-    """The card's facts: training data, dev figures, licence, versions (JSON-ready)."""
+def card_facts(root: Path, manifest: dict[str, Any], tagger: dict[str, Any]) -> dict[str, Any]:
+    """The card's facts: training data, dev figures, licence, versions (JSON-ready); `tagger`: the tagger's
+    description (its `tagger.json`)."""
     from tnforge.trainers.checkpoints import read_payload
 
     payload = read_payload(root / manifest["model"]["file"])
     config = payload.get("config") or {}
     data = _training_data(str(config.get("data") or ""))
-    tagger = getattr(normalizer.tagger, "description", {}) or {}
     return {
         "model": {"family": manifest["model"]["family"], "model_config": payload.get("model_config"),
                   "dev": _scalars((payload.get("metrics") or {}).get("dev")), "seed": config.get("seed")},
@@ -89,9 +86,9 @@ def _figures(figures: dict[str, Any] | None) -> str:
                      for k, v in sorted((figures or {}).items())) or "none recorded"
 
 
-def write_card(root: Path, manifest: dict[str, Any], normalizer: Normalizer) -> dict[str, Any]:
+def write_card(root: Path, manifest: dict[str, Any], tagger: dict[str, Any]) -> dict[str, Any]:
     """Write `MODEL_CARD.md` into a normalizer folder being saved; the facts, for `normalizer.json`."""
-    facts = card_facts(root, manifest, normalizer)
+    facts = card_facts(root, manifest, tagger)
     (root / CARD).write_text(markdown(facts, manifest), encoding="utf-8")
     return facts
 

@@ -27,15 +27,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tnforge.reading.explanation import TokenReading
+from tnforge.reading.streams import CHUNK, chunks
 from tnforge.schemas import SELF, SIL
 
 if TYPE_CHECKING:
     from tnforge.reading.lexicon import Entry
     from tnforge.trainers.decoding.raw_text import SentenceReading
 
-#: Sentences read together by `normalize_batch` and `normalize_stream` (their tokens are decoded
-#: `batch_size` at a time): bounds the memory of one call.
-CHUNK = 512
 Punctuation = Literal["drop", "keep"]
 
 
@@ -267,7 +265,6 @@ class Normalizer:
     def normalize_stream(self, texts: Iterable[str], chunk: int = CHUNK) -> Iterator[str]:
         """The spoken form of each text of an iterable of any length (a file, a socket's lines), in order,
         holding `chunk` texts at a time."""
-        from tnforge.reading.streams import chunks
 
         for part in chunks(texts, chunk):
             yield from map(self.spoken, self.read_batch(part))
@@ -337,7 +334,8 @@ class Normalizer:
             raise ValueError(f"{out}: the normalizer's own parts are there: save it to another folder")
         written, notes = assemble(self.sources.model, self.sources.tagger, out, self.grammar_version,
                                   self.confidence if self.confidence is not None else 0.0, self.threshold,
-                                  overwrite, card=lambda root, manifest: write_card(root, manifest, self))
+                                  overwrite, card=lambda root, manifest: write_card(
+                                      root, manifest, getattr(self.tagger, "description", {}) or {}))
         return written, notes
 
 

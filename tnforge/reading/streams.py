@@ -10,12 +10,21 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
-from tnforge.reading.normalizer import CHUNK
+#: Sentences read together by `Normalizer.normalize_batch` / `normalize_stream` and by the functions here (their
+#: tokens are decoded `batch_size` at a time): bounds the memory of one call.
+CHUNK = 512
 
-if TYPE_CHECKING:
-    from tnforge.reading.normalizer import Normalizer
+
+class Reader(Protocol):
+    """What these functions need of a `tnforge.Normalizer` (so this module does not import it)."""
+
+    guarded: bool
+
+    def read_batch(self, texts: list[str]) -> list[Any]: ...
+
+    def unlicensed(self, readings: list[Any]) -> list[tuple[int, str, str | None, str]]: ...
 
 STDIO = "-"
 #: Marks a pause in a live input stream: no further line is waiting, so decode what has been read.
@@ -130,7 +139,7 @@ class Normalized:
                                                                 for cls, rows in sorted(by_class.items())))
 
 
-def normalize_lines(normalizer: Normalizer, lines: Iterable[str | None], write: Callable[[str], None],
+def normalize_lines(normalizer: Reader, lines: Iterable[str | None], write: Callable[[str], None],
                     on_sentences: Callable[[int], None] | None = None, chunk: int = CHUNK) -> Normalized:
     """Normalize lines chunk by chunk, writing each spoken sentence (with its line end) through `write`."""
     import time
@@ -159,7 +168,7 @@ def check_paths(source: str, out: str) -> None:
         raise ValueError(f"{out}: a folder; --out takes the path of the text file to write")
 
 
-def normalize_file(normalizer: Normalizer, source: str, out: str, progress: Callable[[int | None], Any] | None = None,
+def normalize_file(normalizer: Reader, source: str, out: str, progress: Callable[[int | None], Any] | None = None,
                    chunk: int = CHUNK) -> Normalized:
     """Normalize the file `source` (`-`: standard input) into `out` (`-`: standard output), one sentence a
     line; `progress(total lines or None)` gives a bar with `.update(sentences)`."""
@@ -186,7 +195,7 @@ def normalize_file(normalizer: Normalizer, source: str, out: str, progress: Call
                                chunk)
 
 
-def write_raw_hypotheses(normalizer: Normalizer, source: str, out: str) -> Any:
+def write_raw_hypotheses(normalizer: Reader, source: str, out: str) -> Any:
     """`tnforge decode --raw`: the top-k hypotheses (`normalizer.top_k`) of every token of a text file's
     sentences (one a line) as `hypotheses` rows in one Parquet file (`out`, or a new hypotheses folder, as
     `decode` writes one, when it does not end in .parquet). key: stable hash of (file name, line, token index); class: the class the
