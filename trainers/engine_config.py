@@ -13,7 +13,8 @@ from tnforge.trainers.config_dicts import DictConfig
 
 def option(default: Any, help: str, **cli: Any) -> Any:
     """A config field with its `--option` help; `cli` may hold `min`/`max` (bounds), `min_open`, `choices`,
-    `aliases` (more option names) or `hidden` (no option: set by the command itself)."""
+    `aliases` (more option names), `parse` ("module:attr" turning the option's text into the value) or
+    `hidden` (no option: set by the command itself)."""
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda: default, metadata={"help": help, **cli})
     return field(default=default, metadata={"help": help, **cli})

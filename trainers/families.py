@@ -23,7 +23,8 @@ KINDS = ("decoder", "scorer", "tagger")
 @dataclass(frozen=True)
 class TrainCommand:
     """One `tnforge train NAME` command: its options are the documented fields of `config` (and of
-    `model_config`, nested as the config's `model`), plus `options` where a family needs more."""
+    `model_config`, nested as the config's `model`), and of `options` where a command has more (they go to
+    `make_config` with the rest)."""
 
     name: str
     help: str  # the one-line help of the listing
@@ -33,7 +34,7 @@ class TrainCommand:
     describe: str  # "module:attr": result → (note for stderr, summary for stdout)
     model_config: str | None = None  # "module:attr": the network's config dataclass (options of its fields)
     make_config: str | None = None  # "module:attr": (**option values) → config, where not config(**values)
-    options: str | None = None  # "module:attr": a click decorator of the family's own extra options
+    options: str | None = None  # "module:attr": a dataclass of the command's own options (beside the config's)
     data_help: str = "Dataset directory (examples/train and examples/dev are used)."
     out_help: str = "Run directory: checkpoints, metrics.jsonl, timing.jsonl, run.json, training.png."
     resumable: bool = True  # False: --overwrite only (the option goes into the config), no --resume

@@ -47,8 +47,8 @@ def test_build_with_validation_stopped_in_the_validation_phase(tmp_path, monkeyp
 
 
 def test_negatives_validate_and_tagger_say_what_was_not_written(bundled_build: Path, tmp_path, monkeypatch) -> None:
-    from tnforge.cli.train import tagger
     from tnforge.pipelines import negatives
+    from tnforge.trainers.tagger import train as tagger
 
     monkeypatch.setattr(negatives, "run_negatives", _stop)
     assert _interrupted(["negatives", str(bundled_build)]) == [
@@ -68,7 +68,8 @@ def test_negatives_validate_and_tagger_say_what_was_not_written(bundled_build: P
 def test_decode_and_evaluate_say_how_far_they_got(tmp_path, monkeypatch) -> None:
     pytest.importorskip("torch")
     from tests.support.tiny_models import train_tiny
-    from tnforge.trainers.decoding import decode, outputs
+    from tnforge.trainers.decoding import decode
+    from tnforge.trainers.evaluation import decoded as outputs
 
     train_tiny(tmp_path, epochs=1)
     model, data = tmp_path / "run", tmp_path / "data"

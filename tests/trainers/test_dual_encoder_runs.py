@@ -36,3 +36,15 @@ def test_a_run_writes_its_dev_report(tmp_path):
     result, markdown = train_with_report(config)
     assert (result.run / "dev.md").read_text(encoding="utf-8") == markdown
     assert "vocabulary dual encoder" in markdown and (result.run / "best.pt").is_file()
+
+
+def test_the_train_commands_defaults_are_each_kinds_default_model() -> None:
+    """`train seq-de` / `train voc-de` options (generated from their dataclasses) default to the kind's model."""
+    from tnforge.trainers.dual_encoders.options import SequenceOptions, VocabularyOptions
+    from tnforge.trainers.dual_encoders.runs import default_model
+
+    for kind, options in (("sequence", SequenceOptions()), ("vocabulary", VocabularyOptions())):
+        model = default_model(kind)
+        assert (options.head, options.dim, options.hidden, options.buckets) == (
+            model.head, model.dim, model.hidden, model.input_buckets)
+        assert getattr(options, "cross_buckets", 0) == model.cross_buckets

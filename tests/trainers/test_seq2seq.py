@@ -227,7 +227,7 @@ def test_trainers_import_neither_beam_nor_pynini():
             "tnforge.trainers.evaluation.accuracy, tnforge.trainers.decoding.text_tokenizer, "
             "tnforge.trainers.decoding.outputs, tnforge.trainers.decoding.constraint_sets, "
             "tnforge.trainers.evaluation.constraint_runs, tnforge.trainers.adversarial_loop, "
-            "tnforge.trainers.dual_encoders.runs, tnforge.cli.train.commands, tnforge.cli.train.dual_encoders, "
+            "tnforge.trainers.dual_encoders.runs, tnforge.cli.train.commands, "
             "tnforge.cli.decode, tnforge.cli.normalize, tnforge.cli.evaluate, tnforge.cli.compare, "
             "tnforge.cli.sweep_lambda, tnforge.cli.loop; "
             "bad = [m for m in ('apache_beam', 'pynini') if m in sys.modules]; assert not bad, bad")

@@ -10,7 +10,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from tnforge.cli.common import Decorator, option_group
+from tnforge.cli.common import Decorator, option_group, parsed_by
 
 _TYPES = {"int": int, "float": float, "str": str, "bool": bool}
 
@@ -39,8 +39,20 @@ def _option(field: dataclasses.Field) -> Decorator:
                                       max_open=meta.get("max_open", False))
     else:
         value_type = str
+    parse = meta.get("parse")
+    if parse is not None:  # "module:attr" or a callable: the value as the config wants it; errors as bad values
+        parse = _resolved(parse) if isinstance(parse, str) else parse
+        return click.option(flag, *meta.get("aliases", ()), field.name, default=default, type=value_type,
+                            callback=parsed_by(parse), help=meta["help"])
     return click.option(flag, *meta.get("aliases", ()), field.name, default=default, type=value_type,
                         help=meta["help"])
+
+
+def _resolved(target: str) -> Any:
+    import importlib
+
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 def dataclass_options(cls: type, skip: tuple[str, ...] = ()) -> Decorator:

@@ -21,7 +21,7 @@ Examples:
   tnforge train seq-de --data out/sample --out runs/seq-de-r3 --negatives synthetic,random --ratio 3
 """,
             config="tnforge.trainers.dual_encoders.train:DETrainConfig", make_config=f"{_RUNS}:sequence_config",
-            options="tnforge.cli.train.dual_encoders:sequence_options", trainer=f"{_RUNS}:train_with_report",
+            options="tnforge.trainers.dual_encoders.options:SequenceOptions", trainer=f"{_RUNS}:train_with_report",
             describe=f"{_RUNS}:describe_report", data_help=_DATA, out_help=_OUT),
         TrainCommand(
             name="voc-de", help="Vocabulary-filter dual encoder: p(word may appear in the reading).",
@@ -33,7 +33,7 @@ Examples:
   tnforge train voc-de --data out/sample --out runs/voc-de-topk --negatives topk
 """,
             config="tnforge.trainers.dual_encoders.train:DETrainConfig", make_config=f"{_RUNS}:vocabulary_config",
-            options="tnforge.cli.train.dual_encoders:vocabulary_options", trainer=f"{_RUNS}:train_with_report",
+            options="tnforge.trainers.dual_encoders.options:VocabularyOptions", trainer=f"{_RUNS}:train_with_report",
             describe=f"{_RUNS}:describe_report", data_help=_DATA, out_help=_OUT),
     ),
 ))

@@ -78,6 +78,16 @@ def describe(result: DETrainResult, markdown: str) -> tuple[str, str]:
     return note, f"{markdown.rstrip()}\n\nmodel: {result.run / BEST}  metrics: {result.run / METRICS}"
 
 
+def sequence_negatives(value: str) -> tuple[str, ...]:
+    """`train seq-de --negatives` parsed (`parse_negative_types`)."""
+    return parse_negative_types("sequence", value)
+
+
+def vocabulary_negatives(value: str) -> tuple[str, ...]:
+    """`train voc-de --negatives` parsed (`parse_negative_types`)."""
+    return parse_negative_types("vocabulary", value)
+
+
 def sequence_config(**values: Any) -> DETrainConfig:
     """`tnforge train seq-de`'s options → its training config (`config_of`)."""
     return config_of("sequence", **values)

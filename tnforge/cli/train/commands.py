@@ -38,7 +38,7 @@ def train_command(family: Family, spec: TrainCommand) -> click.Command:
     listed = [common.data_option(spec.data_help), common.out_option(help=spec.out_help),
               common.run_options if spec.resumable else _OVERWRITE]
     if spec.options:
-        listed.append(resolve(spec.options))
+        listed.append(options.dataclass_options(resolve(spec.options)))
     listed.append(options.dataclass_options(config))
     if model_config is not None and make is None:
         listed.append(options.dataclass_options(model_config))
