@@ -37,11 +37,11 @@ def main() -> None:
     from tnforge.trainers.decoding.constraint_sets import build_constraint
     from tnforge.trainers.evaluation.comparison import compare_configurations, to_markdown
     from tnforge.trainers.evaluation.decoded import decode_predictions
-    from tnforge.trainers.seq2seq.data import example_files
-    from tnforge.trainers.seq2seq.loading import load_model
+    from tnforge.trainers.families import load
+    from tnforge.trainers.kernel.examples import example_files
 
     torch.set_num_threads(args.threads)
-    loaded = load_model(args.model, args.device)
+    _family, loaded = load(args.model, args.device, kind="decoder")
     files = example_files(args.data, args.split)
     reading_words, covered = adapter.reading_words()
     grammar = {"reading_words": reading_words, "covered": covered}

@@ -37,8 +37,8 @@ def main() -> None:
     import torch
 
     from tnforge.trainers.decoding.decode import decode_files
-    from tnforge.trainers.seq2seq.data import example_files
-    from tnforge.trainers.seq2seq.loading import load_model
+    from tnforge.trainers.families import load
+    from tnforge.trainers.kernel.examples import example_files
 
     model = args.model or args.work / "run"
     data = args.data or args.work / "dataset"
@@ -53,7 +53,7 @@ def main() -> None:
     for device, threads in devices:
         if threads:
             torch.set_num_threads(threads)
-        loaded = load_model(model, device)
+        _family, loaded = load(model, device, kind="decoder")
         for top_k in (int(k) for k in args.top_k.split(",")):
             list(decode_files(loaded, files[:1], beam=args.beam, top_k=top_k, batch_size=args.batch_size))  # warm-up
             tokens = hypotheses = 0

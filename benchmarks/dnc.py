@@ -98,7 +98,7 @@ def evaluate_run(run: Path, data: Path, split: str, out: Path, beam: int) -> dic
     from tnforge.trainers import families
     from tnforge.trainers.evaluation.accuracy import evaluate, is_correct
     from tnforge.trainers.evaluation.decoded import decode_predictions
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     _family, loaded = families.load(run, "cpu", kind="decoder")
     predictions, seconds, _ = decode_predictions(loaded, example_files(data, split), None, beam=beam)

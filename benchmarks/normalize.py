@@ -34,7 +34,7 @@ def gold(data: Path, split: str) -> list[tuple[str, str, int]]:
     from tnforge.tokenizer import detokenize
     from tnforge.trainers.decoding.raw_text import speech_words
     from tnforge.trainers.evaluation.raw_text import gold_sentences
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     return [(detokenize(s.tokens), " ".join(w for w in map(speech_words, s.tokens, s.afters) if w), len(s.tokens))
             for s in gold_sentences(example_files(data, split), split)]

@@ -58,18 +58,18 @@ def train_and_test(train: Pairs, test: Pairs, work: Path, minutes: float, thread
     import torch
 
     from tnforge.trainers.decoding.decode import decode_windows
-    from tnforge.trainers.seq2seq.loading import load_model
-    from tnforge.trainers.seq2seq.train import TrainConfig
+    from tnforge.trainers.families import load
+    from tnforge.trainers.seq2seq.train import Seq2SeqTrainConfig
     from tnforge.trainers.seq2seq.train import train as fit
 
     if work.exists():
         shutil.rmtree(work)
     data = write_dataset(work / "data", train)
-    config = TrainConfig(data=str(data), out=str(work / "run"), device="cpu", epochs=100_000, max_minutes=minutes,
+    config = Seq2SeqTrainConfig(data=str(data), out=str(work / "run"), device="cpu", epochs=100_000, max_minutes=minutes,
                          threads=threads, progress=False, seed=seed)
     result = fit(config)
     torch.set_num_threads(max(threads, 1))
-    loaded = load_model(work / "run", "cpu")
+    _family, loaded = load(work / "run", "cpu", kind="decoder")
     said = decode_windows(loaded, [window_input([str(n)], 0) for n, _ in test])
     words = {word for _, text in train for word in text.split()}
     return {"train": len(train), "test": len(test), "exact": sum(s == t for s, (_, t) in zip(said, test, strict=True)),

@@ -71,7 +71,7 @@ def row_figures(row: dict) -> dict:
 def accuracy(normalizers: dict, judge, data: Path, split: str) -> dict:
     """The plain-text pipeline's row, routed by likely classes and by the first class alone."""
     from tnforge.trainers.evaluation import raw_text
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     figures = {}
     for name, configuration in (("routed by likely classes", SAFE), ("routed by the first class alone", FIRST)):
@@ -244,7 +244,7 @@ def main() -> None:
     from tnforge.grammars import adapter
     from tnforge.tokenizer import detokenize
     from tnforge.trainers.evaluation.raw_text import gold_sentences
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     normalizer_dir = args.work / "normalizer"
     Normalizer.load(model, "cpu", tagger=tagger).save(normalizer_dir, overwrite=True)  # = `normalizer assemble`

@@ -158,7 +158,7 @@ def evaluate_system(name: str, run_dir: Path, data: Path, tagger_dir: Path, gram
     from tnforge import tokenizer as corpus_tokenizer
     from tnforge.grammars import adapter
     from tnforge.trainers.evaluation.raw_text import gold_sentences, score
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the unguarded systems are measured as such

@@ -54,22 +54,22 @@ def main() -> None:
     from tnforge.trainers.devices import resolve_device
     from tnforge.trainers.evaluation.accuracy import evaluate, write_report
     from tnforge.trainers.evaluation.decoded import decode_predictions
-    from tnforge.trainers.seq2seq.data import example_files
-    from tnforge.trainers.seq2seq.loading import load_model
-    from tnforge.trainers.seq2seq.train import TrainConfig, train
+    from tnforge.trainers.families import load
+    from tnforge.trainers.kernel.examples import example_files
+    from tnforge.trainers.seq2seq.train import Seq2SeqTrainConfig, train
 
     data, run = args.work / "dataset", args.work / "run"
     load_before = os.getloadavg()[0]
     started = time.monotonic()
     build(args.data, data)
     print(f"build: {time.monotonic() - started:.1f} s", file=sys.stderr)
-    config = TrainConfig(data=str(data), out=str(run), device=args.device, max_minutes=args.minutes,
+    config = Seq2SeqTrainConfig(data=str(data), out=str(run), device=args.device, max_minutes=args.minutes,
                          threads=args.threads, progress=sys.stderr.isatty())
     result = train(config, overwrite=True)  # the benchmark owns its work folder
     print(f"train: {result.steps} steps, {result.epochs} epochs, {result.seconds / 60:.1f} min ({result.stopped}); "
           f"torch threads {torch.get_num_threads()}", file=sys.stderr)
 
-    loaded = load_model(run, resolve_device(args.device))
+    _family, loaded = load(run, resolve_device(args.device), kind="decoder")
     files = example_files(data, "dev")
     predictions, decode_seconds, _ = decode_predictions(loaded, files, None, beam=args.beam)
     tokens = len(predictions)

@@ -65,9 +65,9 @@ def flops_per_example(data: Path, size: str) -> float:
     from torch.utils.flop_counter import FlopCounterMode
 
     from tnforge.trainers.distributed import ProcessGroup
-    from tnforge.trainers.seq2seq.train import Seq2SeqTask, TrainConfig
+    from tnforge.trainers.seq2seq.train import Seq2SeqTask, Seq2SeqTrainConfig
 
-    task = Seq2SeqTask(TrainConfig(data=str(data), out="", device="cpu", size=size, progress=False))
+    task = Seq2SeqTask(Seq2SeqTrainConfig(data=str(data), out="", device="cpu", size=size, progress=False))
     task.setup(ProcessGroup(), None)  # resolves the size's network
     model = task.build_model()
     counted = examples = 0

@@ -58,7 +58,7 @@ def decode_columns(files: Sequence[object]) -> list[str]:
     from tnforge.filesystems import parquet_file
 
     names = parquet_file(files[0]).schema_arrow.names
-    if "input" not in names:  # as `trainers.seq2seq.data.iter_rows` says it
+    if "input" not in names:  # as `trainers.kernel.examples.iter_rows` says it
         raise ValueError(f"{files[0]}: no column input (it has {', '.join(names) or 'none'}): not an examples file "
                          "of a tnforge dataset")
     return [c for c in DECODE_COLUMNS if c in names]

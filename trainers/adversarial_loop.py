@@ -210,7 +210,7 @@ def run_loop(loaded: DecodableModel, source: Path | str, work: Path | str, regen
     from tnforge.filesystems import is_remote
     from tnforge.manifest import build_config, require_dataset
     from tnforge.trainers.evaluation.decoded import require_examples
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     if is_remote(source) or is_remote(work):
         raise ValueError(f"{source if is_remote(source) else work}: the adversarial loop links and rewrites a local "

@@ -139,8 +139,8 @@ def test_raw_text_takes_a_grammar_reading_when_the_model_cannot_spell_any(tmp_pa
     from tests.support import tiny_models as H
     from tnforge.grammars import adapter, licenses
     from tnforge.trainers.decoding.raw_text import read_sentences, unspellable_reading
+    from tnforge.trainers.kernel.vocab import UNK
     from tnforge.trainers.seq2seq.loading import load_model
-    from tnforge.trainers.seq2seq.vocab import UNK
 
     result, _ = H.train_tiny(tmp_path, epochs=1)
     loaded = load_model(result.run)

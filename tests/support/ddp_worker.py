@@ -15,17 +15,17 @@ import torch
 from tnforge.trainers import sharding
 from tnforge.trainers.engine import fit
 from tnforge.trainers.runs import TrainingInterrupted
-from tnforge.trainers.seq2seq.model import ModelConfig
-from tnforge.trainers.seq2seq.train import Seq2SeqTask, TrainConfig
+from tnforge.trainers.seq2seq.model import Seq2SeqConfig
+from tnforge.trainers.seq2seq.train import Seq2SeqTask, Seq2SeqTrainConfig
 
-TINY = ModelConfig(input_embedding=8, output_embedding=8, encoder_hidden=16, decoder_hidden=16, attention=8)
+TINY = Seq2SeqConfig(input_embedding=8, output_embedding=8, encoder_hidden=16, decoder_hidden=16, attention=8)
 
 
 class RecordingTask(Seq2SeqTask):
     """The seq2seq task, logging what each step trains on (a batch run again with weight 0 — a rank whose part
     ran out — is logged once)."""
 
-    def __init__(self, config: TrainConfig, log: str, stop_at: int) -> None:
+    def __init__(self, config: Seq2SeqTrainConfig, log: str, stop_at: int) -> None:
         super().__init__(config)
         self.log, self.stop_at, self.calls, self.last = log, stop_at, 0, None
 
@@ -53,7 +53,7 @@ def main() -> None:
     args = parser.parse_args()
     sharding.UNIT_ROWS = args.unit_rows
     torch.set_num_threads(1)
-    config = TrainConfig(data=args.data, out=args.out, device="cpu", epochs=args.epochs, batch_size=args.batch_size,
+    config = Seq2SeqTrainConfig(data=args.data, out=args.out, device="cpu", epochs=args.epochs, batch_size=args.batch_size,
                          max_copies=1, dev_limit=64, threads=1, progress=False, max_minutes=0, model=TINY)
     log = f"{args.record}.rank{os.environ.get('RANK', '0')}"
     try:

@@ -94,15 +94,15 @@ def write_sentence_dataset(root: Path) -> Path:
 
 
 def tiny_config(data: Path, out: Path, **overrides):
-    from tnforge.trainers.seq2seq.model import ModelConfig
-    from tnforge.trainers.seq2seq.train import TrainConfig
+    from tnforge.trainers.seq2seq.model import Seq2SeqConfig
+    from tnforge.trainers.seq2seq.train import Seq2SeqTrainConfig
 
-    model = ModelConfig(input_embedding=16, output_embedding=16, encoder_hidden=32, decoder_hidden=48,
+    model = Seq2SeqConfig(input_embedding=16, output_embedding=16, encoder_hidden=32, decoder_hidden=48,
                         attention=24, dropout=0.0)
     values = dict(data=str(data), out=str(out), device="cpu", epochs=60, batch_size=8, learning_rate=1e-2,
                   patience=100, seed=7, progress=False, threads=1, model=model)
     values.update(overrides)
-    return TrainConfig(**values)
+    return Seq2SeqTrainConfig(**values)
 
 
 def train_tiny(tmp: Path, **overrides):

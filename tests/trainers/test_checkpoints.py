@@ -13,9 +13,9 @@ from tnforge.trainers.dual_encoders.config import DualEncoderConfig  # noqa: E40
 from tnforge.trainers.dual_encoders.model import DualEncoder  # noqa: E402
 from tnforge.trainers.dual_encoders.scorer import load_dual_encoder  # noqa: E402
 from tnforge.trainers.families import load  # noqa: E402
+from tnforge.trainers.kernel.vocab import CharVocabulary, WordVocabulary  # noqa: E402
 from tnforge.trainers.seq2seq.loading import load_model  # noqa: E402
-from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq  # noqa: E402
-from tnforge.trainers.seq2seq.vocab import CharVocabulary, WordVocabulary  # noqa: E402
+from tnforge.trainers.seq2seq.model import Seq2Seq, Seq2SeqConfig  # noqa: E402
 
 SMALL_DE = dict(input_buckets=512, output_buckets=512, embedding=8, hidden=8, dim=8, head_hidden=8, dropout=0.0)
 
@@ -23,7 +23,7 @@ SMALL_DE = dict(input_buckets=512, output_buckets=512, embedding=8, hidden=8, di
 def _seq2seq() -> tuple[Seq2Seq, CharVocabulary, WordVocabulary]:
     torch.manual_seed(1)
     input_vocab, output_vocab = CharVocabulary(list("0123456789")), WordVocabulary(["one", "two", "three"])
-    config = ModelConfig(input_embedding=4, output_embedding=4, encoder_hidden=4, decoder_hidden=8, attention=4)
+    config = Seq2SeqConfig(input_embedding=4, output_embedding=4, encoder_hidden=4, decoder_hidden=8, attention=4)
     return Seq2Seq(config, len(input_vocab), len(output_vocab)), input_vocab, output_vocab
 
 

@@ -18,9 +18,9 @@ from tnforge.trainers.decoding.constraints import (
     token_of,
 )
 from tnforge.trainers.decoding.hooks import CombinedConstraint, ConstraintBatch
-from tnforge.trainers.seq2seq.loading import LoadedModel
-from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
-from tnforge.trainers.seq2seq.vocab import WordVocabulary
+from tnforge.trainers.kernel.vocab import WordVocabulary
+from tnforge.trainers.kernel.window import LoadedWindowModel
+from tnforge.trainers.seq2seq.model import Seq2Seq, Seq2SeqConfig
 
 EOS = WordVocabulary.eos_id
 
@@ -209,9 +209,9 @@ def test_grammar_masked_decode_never_outputs_an_unlicensed_reading() -> None:
                    | {"one", "two", "dollars", "the", "of"})
     vocab = WordVocabulary(words)
     torch.manual_seed(0)
-    model = Seq2Seq(ModelConfig(input_embedding=8, output_embedding=8, encoder_hidden=8, decoder_hidden=16,
+    model = Seq2Seq(Seq2SeqConfig(input_embedding=8, output_embedding=8, encoder_hidden=8, decoder_hidden=16,
                                 attention=8, dropout=0.0), 10, len(vocab)).eval()  # untrained: any output
-    model = LoadedModel(model, None, vocab, {}, Path(), torch.device("cpu"))
+    model = LoadedWindowModel(model, None, vocab, {}, Path(), torch.device("cpu"))
     constraint = GrammarConstraint(lambda b, c: reading_words(b, c, 200), covered_classes(), max_length=30)
     source = torch.randint(4, 10, (len(tokens), 5))
     batch = ConstraintBatch([f"<norm> {b} </norm>" for _, b, _ in tokens], [b for _, b, _ in tokens],

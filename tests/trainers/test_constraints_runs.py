@@ -28,7 +28,7 @@ def gold_readings(before: str, cls: str | None) -> set[tuple[str, ...]]:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
     from tnforge.trainers.seq2seq.loading import load_model
 
     result, data = H.train_tiny(tmp_path_factory.mktemp("runs"), epochs=2)

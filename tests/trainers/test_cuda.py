@@ -117,9 +117,9 @@ def test_grammar_mask_on_cuda_allows_only_licensed_readings():
     from tnforge.trainers.decoding.beam_search import beam_search
     from tnforge.trainers.decoding.constraints import GrammarConstraint
     from tnforge.trainers.decoding.hooks import ConstraintBatch
-    from tnforge.trainers.seq2seq.loading import LoadedModel
-    from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq
-    from tnforge.trainers.seq2seq.vocab import WordVocabulary
+    from tnforge.trainers.kernel.vocab import WordVocabulary
+    from tnforge.trainers.kernel.window import LoadedWindowModel
+    from tnforge.trainers.seq2seq.model import Seq2Seq, Seq2SeqConfig
 
     tokens = [("CARDINAL", "540"), ("TIME", "4:45"), ("MONEY", "$3"), ("MEASURE", "3 cm"), ("DATE", "1984"),
               ("DECIMAL", "3.5"), ("ORDINAL", "3rd"), ("LETTERS", "BBC"), ("DIGIT", "007")]
@@ -128,9 +128,9 @@ def test_grammar_mask_on_cuda_allows_only_licensed_readings():
     vocab = WordVocabulary(words)
     device = torch.device(CUDA)
     torch.manual_seed(0)
-    model = Seq2Seq(ModelConfig(input_embedding=8, output_embedding=8, encoder_hidden=8, decoder_hidden=16,
+    model = Seq2Seq(Seq2SeqConfig(input_embedding=8, output_embedding=8, encoder_hidden=8, decoder_hidden=16,
                                 attention=8, dropout=0.0), 10, len(vocab)).to(device).eval()  # untrained
-    model = LoadedModel(model, None, vocab, {}, Path(), device)
+    model = LoadedWindowModel(model, None, vocab, {}, Path(), device)
     constraint = GrammarConstraint(lambda b, c: reading_words(b, c, 200), covered_classes(), max_length=30)
     batch = ConstraintBatch([f"<norm> {b} </norm>" for _, b in tokens], [b for _, b in tokens],
                             [c for c, _ in tokens], vocab, device)

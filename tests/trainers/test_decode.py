@@ -24,7 +24,7 @@ def tiny(tmp_path_factory):
 
 
 def _batch(loaded, windows):
-    from tnforge.trainers.seq2seq.data import make_batch
+    from tnforge.trainers.kernel.examples import make_batch
 
     return make_batch({"input": list(windows)}, loaded.input_vocab, None, 256)
 
@@ -35,7 +35,7 @@ def _windows():
 
 def _sequence_log_prob(loaded, window: str, reading: str) -> float:
     """Teacher-forced log-probability of a reading (with its STOP) under the model."""
-    from tnforge.trainers.seq2seq.vocab import BOS, EOS
+    from tnforge.trainers.kernel.vocab import BOS, EOS
 
     batch = _batch(loaded, [window])
     ids = loaded.output_vocab.encode(reading)
@@ -65,7 +65,7 @@ def test_top_k_gives_k_distinct_ranked_hypotheses_with_true_scores(tiny):
 
 def test_beam_one_is_greedy_decoding(tiny):
     from tnforge.trainers.decoding.beam_search import beam_search
-    from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, UNK
+    from tnforge.trainers.kernel.vocab import BOS, EOS, PAD, UNK
 
     loaded, _, _ = tiny
     model = loaded.model
@@ -157,7 +157,7 @@ def test_stop_bonus_changes_the_ranking(tiny):
 def test_decoding_a_batch_twice_with_one_constraint_gives_the_same_readings_and_counts(tiny):
     from tnforge.trainers.decoding.constraints import GrammarConstraint
     from tnforge.trainers.decoding.decode import decode_batch, decode_files
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     loaded, data, _ = tiny
     licensed = {"540": {("five", "forty"), ("five", "hundred", "forty")}, "$5": {("five", "dollars")},
@@ -184,7 +184,7 @@ def test_combined_constraint_adds_scores_and_merges_masks():
         PerBatch,
         StepContext,
     )
-    from tnforge.trainers.seq2seq.vocab import WordVocabulary
+    from tnforge.trainers.kernel.vocab import WordVocabulary
 
     vocab = WordVocabulary(["a", "b"])
 

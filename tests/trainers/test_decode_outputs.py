@@ -24,7 +24,7 @@ TOKENS = sum(len(s) for s in H.TINY_SENTENCES)
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
     from tnforge.trainers.seq2seq.loading import load_model
 
     result, data = H.train_tiny(tmp_path_factory.mktemp("outputs"), epochs=2)

@@ -192,7 +192,7 @@ def test_plain_text_evaluation_rows_agree_with_evaluate(tiny):
     from tnforge.grammars import adapter
     from tnforge.trainers.evaluation.decoded import evaluate_decoding
     from tnforge.trainers.evaluation.raw_text import evaluate_raw, raw_markdown, word_errors
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     loaded, data, _ = tiny
     files = example_files(data, "dev")
@@ -254,7 +254,7 @@ def test_tagger_classes_drive_the_pipeline_on_real_raw_sentences(tiny, tagger, b
     from tnforge.tokenizer import detokenize, tokenize
     from tnforge.trainers.decoding.raw_text import normalize_texts, read_as_written, tag_sentences
     from tnforge.trainers.evaluation.raw_text import gold_sentences
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     loaded, _, _ = tiny
     model, _ = tagger
@@ -296,7 +296,7 @@ def test_plain_text_evaluation_with_a_tagger(tiny, tagger, bundled_build):
     pytest.importorskip("pynini")
     from tnforge.grammars import adapter
     from tnforge.trainers.evaluation.raw_text import evaluate_raw
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     loaded, _, _ = tiny
     model, _ = tagger

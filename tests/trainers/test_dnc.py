@@ -140,7 +140,7 @@ def test_grammar_mask_and_both_dual_encoders_constrain_a_dnc_unchanged(tiny_run,
     from tnforge.trainers.dual_encoders.scorer import save_dual_encoder
     from tnforge.trainers.evaluation.decoded import decode_predictions
     from tnforge.trainers.families import load
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     result, data = tiny_run
     for kind in ("sequence", "vocabulary"):

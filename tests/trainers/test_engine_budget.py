@@ -47,7 +47,8 @@ class _Clock:
 
 
 def test_a_run_the_budget_ends_shows_it_on_the_bar_and_says_so(tmp_path: Path, monkeypatch) -> None:
-    from tnforge.trainers.seq2seq.train import describe, train
+    from tnforge.trainers.kernel.window_task import describe
+    from tnforge.trainers.seq2seq.train import train
 
     bars, totals = [], []
     real_bar = engine.Engine._bar

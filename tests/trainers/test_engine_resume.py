@@ -20,11 +20,11 @@ TINY = {"input_embedding": 8, "output_embedding": 8, "encoder_hidden": 16, "deco
 
 
 def seq2seq_config(data: Path, out: Path):
-    from tnforge.trainers.seq2seq.model import ModelConfig
-    from tnforge.trainers.seq2seq.train import TrainConfig
+    from tnforge.trainers.seq2seq.model import Seq2SeqConfig
+    from tnforge.trainers.seq2seq.train import Seq2SeqTrainConfig
 
-    return TrainConfig(data=str(data), out=str(out), device="cpu", epochs=3, batch_size=32, max_copies=1,
-                       dev_limit=64, threads=1, progress=False, eval_every=7, model=ModelConfig(**TINY))
+    return Seq2SeqTrainConfig(data=str(data), out=str(out), device="cpu", epochs=3, batch_size=32, max_copies=1,
+                       dev_limit=64, threads=1, progress=False, eval_every=7, model=Seq2SeqConfig(**TINY))
 
 
 def train_seq2seq(data: Path, out: Path, resume: bool = False):
@@ -76,18 +76,18 @@ def test_a_run_killed_after_a_checkpoint_resumes_exactly(bundled_build: Path, st
                                                         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """SIGKILL leaves checkpoint.pt of the last evaluation and a log that went on: the records written after
     the checkpoint are dropped on resume, and the run goes on as if never stopped."""
-    from tnforge.trainers.seq2seq import train as training
+    from tnforge.trainers.kernel import window_task as training
 
     out, kept = tmp_path / "run", tmp_path / "at-step-14.pt"
-    original = training.save_seq2seq
+    original = training.save_window
 
     def saving(path, *args, **kwargs):
         original(path, *args, **kwargs)
-        payload = args[4] if len(args) > 4 else kwargs.get("training")
+        payload = args[5] if len(args) > 5 else kwargs.get("training")
         if Path(path).name == "checkpoint.pt" and payload and payload["step"] == 14:
             shutil.copy(path, kept)
 
-    monkeypatch.setattr(training, "save_seq2seq", saving)
+    monkeypatch.setattr(training, "save_window", saving)
     train_seq2seq(bundled_build, out)  # runs to its end, like the straight run
     monkeypatch.undo()
     shutil.copy(kept, out / "checkpoint.pt")  # as if killed right after step 14's checkpoint

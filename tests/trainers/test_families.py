@@ -22,9 +22,10 @@ from tnforge.trainers.decoding.protocol import DecodableModel, OutputVocabulary,
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig  # noqa: E402
 from tnforge.trainers.dual_encoders.model import DualEncoder  # noqa: E402
 from tnforge.trainers.dual_encoders.scorer import DualEncoderScorer, save_dual_encoder  # noqa: E402
-from tnforge.trainers.seq2seq.loading import LoadedModel, load_model, save_seq2seq  # noqa: E402
-from tnforge.trainers.seq2seq.model import ModelConfig, Seq2Seq  # noqa: E402
-from tnforge.trainers.seq2seq.vocab import CharVocabulary, WordVocabulary  # noqa: E402
+from tnforge.trainers.kernel.vocab import CharVocabulary, WordVocabulary  # noqa: E402
+from tnforge.trainers.kernel.window import LoadedWindowModel  # noqa: E402
+from tnforge.trainers.seq2seq.loading import load_model, save_seq2seq  # noqa: E402
+from tnforge.trainers.seq2seq.model import Seq2Seq, Seq2SeqConfig  # noqa: E402
 
 
 class ToyVocabulary:
@@ -222,7 +223,7 @@ def test_read_sentences_gives_constraints_each_outputs_token_span():
 def _tiny_seq2seq(tmp_path):
     torch.manual_seed(1)
     input_vocab, output_vocab = CharVocabulary(list("0123456789")), WordVocabulary(["one", "two", "three"])
-    config = ModelConfig(input_embedding=4, output_embedding=4, encoder_hidden=4, decoder_hidden=8, attention=4)
+    config = Seq2SeqConfig(input_embedding=4, output_embedding=4, encoder_hidden=4, decoder_hidden=8, attention=4)
     save_seq2seq(tmp_path / BEST, Seq2Seq(config, len(input_vocab), len(output_vocab)), input_vocab, output_vocab,
                  {"max_output_length": 6, "max_input_length": 9})
     return tmp_path
@@ -275,7 +276,7 @@ def test_registry_round_trip_of_both_formats(tmp_path):
     run = _tiny_seq2seq(tmp_path / "s2s")
     family, loaded = families.load(run, "cpu", kind="decoder")
     direct = load_model(run)
-    assert family.name == "seq2seq" and isinstance(loaded, LoadedModel) and isinstance(loaded, DecodableModel)
+    assert family.name == "seq2seq" and isinstance(loaded, LoadedWindowModel) and isinstance(loaded, DecodableModel)
     assert (loaded.path, loaded.max_output_length, loaded.max_input_length) == (run / BEST, 6, 9)
     assert loaded.model.state_dict().keys() == direct.model.state_dict().keys()
     assert all(torch.equal(a, b) for a, b in zip(loaded.model.state_dict().values(),
@@ -349,8 +350,8 @@ def test_a_decoder_run_as_a_dual_encoder_is_refused_in_one_line(tmp_path):
 
 
 def test_length_limits_fall_back_for_configs_without_them():
-    from tnforge.trainers.seq2seq.loading import MAX_INPUT, MAX_OUTPUT
+    from tnforge.trainers.kernel.window import MAX_INPUT, MAX_OUTPUT
 
-    loaded = LoadedModel(None, None, WordVocabulary(["a"]), {}, None, torch.device("cpu"))
+    loaded = LoadedWindowModel(None, None, WordVocabulary(["a"]), {}, None, torch.device("cpu"))
     assert (loaded.max_input_length, loaded.max_output_length) == (MAX_INPUT, MAX_OUTPUT)
     assert loaded.output_size == 5 and loaded.eos_id == WordVocabulary.eos_id

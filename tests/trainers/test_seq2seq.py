@@ -33,7 +33,7 @@ def tiny_run(tmp_path_factory):
 # --- vocabularies and batches ---------------------------------------------------------------------------
 
 def test_char_units_keep_markers_whole_and_words_split_on_spaces():
-    from tnforge.trainers.seq2seq.vocab import CharVocabulary, WordVocabulary, char_units
+    from tnforge.trainers.kernel.vocab import CharVocabulary, WordVocabulary, char_units
 
     assert char_units("a <norm> 4:5 </norm> b") == ["a", " ", "<norm>", " ", "4", ":", "5", " ", "</norm>", " ", "b"]
     chars = CharVocabulary.build(["ab <norm> c </norm>", "ba"])
@@ -47,7 +47,7 @@ def test_char_units_keep_markers_whole_and_words_split_on_spaces():
 
 
 def test_sentencepiece_vocabulary_splits_digits_and_round_trips():
-    from tnforge.trainers.seq2seq.vocab import SentencePieceVocabulary, vocabulary_from_dict
+    from tnforge.trainers.kernel.vocab import SentencePieceVocabulary, vocabulary_from_dict
 
     texts = [window_input([b for _, b, _ in s], i) for s in TINY_SENTENCES for i in range(len(s))] * 5
     vocab = SentencePieceVocabulary.train(texts, size=60, user_symbols=("<norm>", "</norm>"))
@@ -59,8 +59,8 @@ def test_sentencepiece_vocabulary_splits_digits_and_round_trips():
 
 
 def test_bucketed_batches_stream_every_row_once_and_shuffle_reproducibly(tmp_path):
-    from tnforge.trainers.seq2seq.data import bucketed_batches, example_files
-    from tnforge.trainers.seq2seq.vocab import CharVocabulary, WordVocabulary
+    from tnforge.trainers.kernel.examples import bucketed_batches, example_files
+    from tnforge.trainers.kernel.vocab import CharVocabulary, WordVocabulary
 
     data = write_tiny_dataset(tmp_path, copies=2)
     files = example_files(data, "train")
@@ -82,7 +82,7 @@ def test_bucketed_batches_stream_every_row_once_and_shuffle_reproducibly(tmp_pat
     capped, _ = keys(max_copies=1)
     assert len(capped) == sum(len(s) for s in TINY_SENTENCES)
     # count_rows (progress totals, epoch sizes) counts what the batches stream
-    from tnforge.trainers.seq2seq.data import count_rows
+    from tnforge.trainers.kernel.examples import count_rows
 
     assert count_rows(files) == len(plain) and count_rows(files, max_copies=1) == len(capped)
     single = tmp_path / "one.parquet"
@@ -95,8 +95,8 @@ def test_bucketed_batches_stream_every_row_once_and_shuffle_reproducibly(tmp_pat
 
 
 def test_long_readings_are_batched_apart(tmp_path):
-    from tnforge.trainers.seq2seq.data import LONG_READING, bucketed_batches
-    from tnforge.trainers.seq2seq.vocab import CharVocabulary, WordVocabulary
+    from tnforge.trainers.kernel.examples import LONG_READING, bucketed_batches
+    from tnforge.trainers.kernel.vocab import CharVocabulary, WordVocabulary
 
     long_reading = " ".join(["x_letter"] * LONG_READING)
     sentences = TINY_SENTENCES + [[("PLAIN", "a", "<self>"), ("ELECTRONIC", "x" * LONG_READING, long_reading)]]
@@ -241,7 +241,8 @@ def test_training_without_dev_examples_keeps_the_last_weights_and_says_so(tmp_pa
     from tnforge.datasets import dataset_path, write_sharded
     from tnforge.manifest import mark_complete, write_manifest
     from tnforge.schemas import EXAMPLES
-    from tnforge.trainers.seq2seq.train import describe, train
+    from tnforge.trainers.kernel.window_task import describe
+    from tnforge.trainers.seq2seq.train import train
 
     data = tmp_path / "data"
     write_sharded(examples_table(TINY_SENTENCES, "train"), dataset_path(data, "examples", "train"), EXAMPLES)

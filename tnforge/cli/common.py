@@ -200,7 +200,7 @@ def load_model(model: str, device: str, threads: int = 0, data: str | None = Non
 
     from tnforge.trainers.devices import resolve_device
     from tnforge.trainers.families import WrongKind, load
-    from tnforge.trainers.seq2seq.data import example_files
+    from tnforge.trainers.kernel.examples import example_files
 
     if threads:
         torch.set_num_threads(threads)

@@ -48,8 +48,8 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
     from tnforge.trainers.decoding.constraint_sets import build_constraint
     from tnforge.trainers.evaluation.accuracy import summary, write_report
     from tnforge.trainers.evaluation.decoded import evaluate_decoding, evaluate_readings
+    from tnforge.trainers.kernel.examples import example_files
     from tnforge.trainers.normalizer_run import is_normalizer
-    from tnforge.trainers.seq2seq.data import example_files
 
     with common.grammar_errors("--grammar"):
         judge, note = adapter.judge(grammar)

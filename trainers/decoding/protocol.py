@@ -61,7 +61,7 @@ class InputBatch(Protocol):
 
 @runtime_checkable
 class DecodableModel(SpecialIds, Protocol):
-    """A model `--model` can decode with: a family's loaded model (e.g. `seq2seq.loading.LoadedModel`).
+    """A model `--model` can decode with: a family's loaded model (e.g. `kernel.window.LoadedWindowModel`).
 
     `encode` runs once per input; `step` advances any number of decoder rows (beam hypotheses) by one unit,
     from the previous output ids [N] to logits [N, output_size]; beam search reorders rows with `select`.

@@ -21,5 +21,5 @@ Examples:
         config="tnforge.trainers.dnc.train:DNCTrainConfig",
         model_config="tnforge.trainers.dnc.model:DNCConfig",
         trainer="tnforge.trainers.dnc.train:train",
-        describe="tnforge.trainers.seq2seq.train:describe"),),
+        describe="tnforge.trainers.kernel.window_task:describe"),),
 ))

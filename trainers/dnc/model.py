@@ -19,8 +19,8 @@ from torch import nn
 from tnforge.trainers.config_dicts import DictConfig
 from tnforge.trainers.dnc.memory import Memory, MemoryState
 from tnforge.trainers.engine_config import option
-from tnforge.trainers.seq2seq.model import Encoded, attend, teacher_forced
-from tnforge.trainers.seq2seq.vocab import PAD
+from tnforge.trainers.kernel.attention import Encoded, attend, teacher_forced
+from tnforge.trainers.kernel.vocab import PAD
 
 
 @dataclass

@@ -23,7 +23,7 @@ OnBatch = Callable[[int], None]
 
 def original_tokens(files: Sequence[Path], split: str | None) -> int:
     """Tokens `decode_predictions` decodes: the originals (no up-sampling copies) of the split."""
-    from tnforge.trainers.seq2seq.data import count_rows
+    from tnforge.trainers.kernel.examples import count_rows
 
     return count_rows(files, split, max_copies=1)
 

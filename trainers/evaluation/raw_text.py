@@ -68,7 +68,7 @@ class GoldSentence:
 
 def gold_sentences(files: Sequence[Path], split: str | None) -> list[GoldSentence]:
     """The split's sentences from examples files (originals only), in (source, sentence_id) order."""
-    from tnforge.trainers.seq2seq.data import iter_rows
+    from tnforge.trainers.kernel.examples import iter_rows
 
     rows: dict[tuple[str, int], list[tuple[int, str, str, str]]] = {}
     columns = ["source", "sentence_id", "token_index", "class", "before", "after"]

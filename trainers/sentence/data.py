@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from tnforge.trainers.kernel.vocab import BOS, EOS, PAD
 from tnforge.trainers.sentence.features import feature_ids
 from tnforge.trainers.sentence.pieces import SentencePieces
-from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD
 
 #: The columns training and dev evaluation read.
 COLUMNS = ("tokens", "classes", "readings")

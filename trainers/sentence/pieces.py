@@ -8,7 +8,7 @@ import io
 from collections.abc import Iterable, Sequence
 
 from tnforge.schemas import SELF, SIL
-from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, UNK, SentencePieceVocabulary
+from tnforge.trainers.kernel.vocab import BOS, EOS, PAD, UNK, SentencePieceVocabulary
 
 #: The piece between two tokens' readings (a control symbol: no text ever encodes to it).
 SEPARATOR = "<sep>"

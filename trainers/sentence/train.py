@@ -19,6 +19,7 @@ from tnforge.trainers.checkpoints import BEST
 from tnforge.trainers.distributed import ProcessGroup
 from tnforge.trainers.engine import TrainingTask, fit
 from tnforge.trainers.engine_config import EngineConfig, option
+from tnforge.trainers.kernel.vocab import PAD
 from tnforge.trainers.runs import METRICS, TrainResult
 from tnforge.trainers.sentence.data import (
     COLUMNS,
@@ -33,7 +34,6 @@ from tnforge.trainers.sentence.data import (
 from tnforge.trainers.sentence.loading import FORMAT, LoadedSentenceModel, save_sentence
 from tnforge.trainers.sentence.model import SentenceModelConfig, build_network
 from tnforge.trainers.sentence.pieces import SentencePieces
-from tnforge.trainers.seq2seq.vocab import PAD
 from tnforge.trainers.sharding import parquet_units, pooled, read_unit
 
 #: The SentencePiece model's file in the run directory.

@@ -1,113 +1,34 @@
-"""A seq2seq checkpoint: saving the model with its vocabularies (the shared checkpoint contract plus
-`input_vocab` / `output_vocab`), and loading it as a `LoadedModel` ready to decode on any device."""
+"""A seq2seq checkpoint (the window families' contract, `kernel.window`, in this family's format) and
+loading it as a `LoadedWindowModel` ready to decode on any device."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
 
-from tnforge.trainers.checkpoints import checkpoint_file, load_checkpoint, save_checkpoint
-from tnforge.trainers.seq2seq.data import Batch, bucketed_batches, make_batch
-from tnforge.trainers.seq2seq.model import DecoderState, Encoded, ModelConfig, Seq2Seq
-from tnforge.trainers.seq2seq.vocab import Vocabulary, vocabulary_from_dict
+from tnforge.trainers.checkpoints import checkpoint_file, load_checkpoint
+from tnforge.trainers.kernel.vocab import Vocabulary
+from tnforge.trainers.kernel.window import LoadedWindowModel, save_window, window_model
+from tnforge.trainers.seq2seq.model import Seq2Seq, Seq2SeqConfig
 
 FORMAT = "tnforge-seq2seq"
 
 
-def save_seq2seq(
-    path: str | os.PathLike,
-    model: Seq2Seq,
-    input_vocab: Vocabulary,
-    output_vocab: Vocabulary,
-    config: dict[str, Any],
-    training: dict[str, Any] | None = None,
-    metrics: dict[str, Any] | None = None,
-    format: str = FORMAT,
-) -> None:
-    """Write a seq2seq checkpoint atomically (or one of another window family's `format`, e.g. the DNC's).
-    `training` holds the engine's state for resuming (optimizer, scheduler, scaler, RNGs, data position),
-    `metrics` the best dev figures."""
-    save_checkpoint(path, format, model, model.config.to_dict(), config, training, metrics,
-                    extras={"input_vocab": input_vocab.to_dict(), "output_vocab": output_vocab.to_dict()})
+def save_seq2seq(path: str | os.PathLike, model: Seq2Seq, input_vocab: Vocabulary, output_vocab: Vocabulary,
+                 config: dict[str, Any], training: dict[str, Any] | None = None,
+                 metrics: dict[str, Any] | None = None) -> None:
+    """Write a seq2seq checkpoint atomically (`kernel.window.save_window`)."""
+    save_window(path, FORMAT, model, input_vocab, output_vocab, config, training, metrics)
 
 
-#: Length limits of checkpoints whose training config lacks them.
-MAX_INPUT, MAX_OUTPUT = 256, 40
+def from_payload(payload: dict[str, Any], file: str | os.PathLike, device: torch.device) -> LoadedWindowModel:
+    """The `LoadedWindowModel` of a seq2seq checkpoint's payload (the family loader)."""
+    return window_model(payload, file, device, Seq2Seq, Seq2SeqConfig)
 
 
-@dataclass
-class LoadedModel:
-    """A seq2seq model ready for decoding, with its vocabularies and training config; it meets the decoding
-    protocol (`decoding.protocol.DecodableModel`): the network's `encode`/`step`, the output vocabulary's
-    special ids, the training config's length limits, and how example rows become input batches."""
-
-    model: Seq2Seq  # or another family's network with the same `encode`/`step` (`dnc.model.DNCSeq2Seq`)
-    input_vocab: Vocabulary
-    output_vocab: Vocabulary
-    config: dict[str, Any]
-    path: Path
-    device: torch.device
-
-    pad_id = property(lambda self: self.output_vocab.pad_id)
-    unk_id = property(lambda self: self.output_vocab.unk_id)
-    bos_id = property(lambda self: self.output_vocab.bos_id)
-    eos_id = property(lambda self: self.output_vocab.eos_id)
-
-    @property
-    def output_size(self) -> int:
-        return len(self.output_vocab)
-
-    @property
-    def max_input_length(self) -> int:
-        """Input units read per window (longer windows are cut)."""
-        return int(self.config.get("max_input_length") or MAX_INPUT)
-
-    @property
-    def max_output_length(self) -> int:
-        """Output units decoded at most per reading."""
-        return int(self.config.get("max_output_length") or MAX_OUTPUT)
-
-    def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> tuple[Encoded, DecoderState]:
-        return self.model.encode(source, lengths)
-
-    def step(self, previous: torch.Tensor, state: DecoderState, encoded: Encoded) -> tuple[torch.Tensor,
-                                                                                           DecoderState]:
-        return self.model.step(previous, state, encoded)
-
-    def batch(self, rows: dict[str, list]) -> Batch:
-        """One input batch of example rows (their `input` windows encoded)."""
-        return make_batch(rows, self.input_vocab, None, self.max_input_length)
-
-    def batches(self, files: Sequence[Any], batch_size: int, columns: Sequence[str],
-                split: str | None = None) -> Iterator[Batch]:
-        """Input batches of examples files, bucketed by window length, every row once."""
-        return bucketed_batches(files, self.input_vocab, None, batch_size, columns=columns, split=split,
-                                max_input=self.max_input_length)
-
-
-def window_model(payload: dict[str, Any], file: str | os.PathLike, device: torch.device, network: type = Seq2Seq,
-                 sizes: type = ModelConfig) -> LoadedModel:
-    """The `LoadedModel` (eval mode, on `device`) of a window family's checkpoint payload: its vocabularies and
-    a `network(sizes, input size, output size)` with the saved weights."""
-    input_vocab = vocabulary_from_dict(payload["input_vocab"])
-    output_vocab = vocabulary_from_dict(payload["output_vocab"])
-    model = network(sizes.from_dict(payload["model_config"]), len(input_vocab), len(output_vocab))
-    model.load_state_dict(payload["model"])
-    model.to(device).eval()
-    return LoadedModel(model, input_vocab, output_vocab, payload["config"], Path(file), device)
-
-
-def from_payload(payload: dict[str, Any], file: str | os.PathLike, device: torch.device) -> LoadedModel:
-    """The `LoadedModel` of a seq2seq checkpoint's payload (the family loader)."""
-    return window_model(payload, file, device)
-
-
-def load_model(path: str | os.PathLike, device: torch.device | str = "cpu") -> LoadedModel:
+def load_model(path: str | os.PathLike, device: torch.device | str = "cpu") -> LoadedWindowModel:
     """Load a trained model (in eval mode) from a run directory or checkpoint file onto `device`."""
     device = torch.device(device)
     return from_payload(load_checkpoint(path, FORMAT, device), checkpoint_file(path, FORMAT), device)

@@ -15,11 +15,12 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from tnforge.trainers.config_dicts import DictConfig
 from tnforge.trainers.engine_config import option
-from tnforge.trainers.seq2seq.vocab import PAD
+from tnforge.trainers.kernel.attention import Encoded, attend, teacher_forced
+from tnforge.trainers.kernel.vocab import PAD
 
 
 @dataclass
-class ModelConfig(DictConfig):
+class Seq2SeqConfig(DictConfig):
     """Sizes of the network (defaults: the CPU-sized model; `GPU_MODEL` changes them for a GPU)."""
 
     input_embedding: int = option(48, "Input unit embedding size.", min=1)
@@ -31,43 +32,9 @@ class ModelConfig(DictConfig):
     dropout: float = option(0.2, "Dropout rate.", min=0, max=1, max_open=True)
 
 
-#: The GPU-sized network (`--size large`, and `auto` on a GPU): what changes from ModelConfig's defaults.
+#: The GPU-sized network (`--size large`, and `auto` on a GPU): what changes from Seq2SeqConfig's defaults.
 GPU_MODEL: dict[str, int] = {"input_embedding": 64, "output_embedding": 128, "encoder_hidden": 256,
                              "encoder_layers": 2, "decoder_hidden": 384, "attention": 128}
-
-
-@dataclass
-class Encoded:
-    """Encoder output for a set of rows: memory, precomputed attention keys and the padding mask."""
-
-    memory: torch.Tensor  # [N, S, 2H]
-    keys: torch.Tensor  # [N, S, A]
-    mask: torch.Tensor  # [N, S] True where padding
-
-    def select(self, index: torch.Tensor) -> Encoded:
-        return Encoded(self.memory.index_select(0, index), self.keys.index_select(0, index),
-                       self.mask.index_select(0, index))
-
-
-def attend(encoded: Encoded, query: torch.Tensor, vector: nn.Linear) -> torch.Tensor:
-    """Additive (Bahdanau) attention: the context [N, M] of the encoder memory for projected queries [N, A]
-    (`vector` scores tanh(key + query); padding gets no weight)."""
-    energy = vector(torch.tanh(encoded.keys + query[:, None, :])).squeeze(-1)
-    energy = energy.masked_fill(encoded.mask, torch.finfo(energy.dtype).min)
-    weights = torch.softmax(energy, dim=-1)
-    return torch.bmm(weights[:, None, :].to(encoded.memory.dtype), encoded.memory).squeeze(1)
-
-
-def teacher_forced(model: nn.Module, source: torch.Tensor, lengths: torch.Tensor,
-                   target_in: torch.Tensor) -> torch.Tensor:
-    """Logits [N, T, V] of a recurrent decoder fed the gold inputs target_in [N, T], one `model.step` at a time
-    after `model.encode` (the forward pass of every step-wise family)."""
-    encoded, state = model.encode(source, lengths)
-    outputs = []
-    for t in range(target_in.shape[1]):
-        logits, state = model.step(target_in[:, t], state, encoded)
-        outputs.append(logits)
-    return torch.stack(outputs, dim=1)
 
 
 @dataclass
@@ -86,7 +53,7 @@ class DecoderState:
 class Seq2Seq(nn.Module):
     """BiLSTM encoder + LSTM decoder with additive attention over encoder states."""
 
-    def __init__(self, config: ModelConfig, input_size: int, output_size: int):
+    def __init__(self, config: Seq2SeqConfig, input_size: int, output_size: int):
         super().__init__()
         self.config = config
         c = config

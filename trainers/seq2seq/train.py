@@ -1,158 +1,40 @@
-"""Training the seq2seq normalizer from a dataset directory's `examples` Parquet (train split; dev for
-early stopping) on the training engine (`trainers.engine`): the family's config, vocabularies, batches,
-loss step and dev evaluation.
-"""
+"""Training the seq2seq normalizer on the training engine: the window families' task (`kernel.window_task`)
+with the attention seq2seq network, sized for the device (`--size`)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-import numpy as np
-import torch
 from torch import nn
 
-from tnforge.schemas import TRIVIAL_TARGETS
-from tnforge.trainers.checkpoints import BEST
-from tnforge.trainers.decoding.decode import decode_batch
-from tnforge.trainers.distributed import ProcessGroup
-from tnforge.trainers.engine import TrainingTask, fit
-from tnforge.trainers.engine_config import EngineConfig, option
-from tnforge.trainers.runs import METRICS, TrainResult
-from tnforge.trainers.seq2seq.data import (
-    Batch,
-    bucketed_batches,
-    count_rows,
-    example_files,
-    iter_texts,
-    pool_batches,
-)
-from tnforge.trainers.seq2seq.loading import FORMAT, LoadedModel, save_seq2seq
-from tnforge.trainers.seq2seq.model import GPU_MODEL, ModelConfig, Seq2Seq
-from tnforge.trainers.seq2seq.vocab import (
-    PAD,
-    Vocabulary,
-    input_vocabulary,
-    output_vocabulary,
-    vocabulary_from_dict,
-)
-from tnforge.trainers.sharding import parquet_units, pooled, read_unit
-
-PLOT = "training.png"
-#: `--batch-size 0`: each rank's batch on the CPU; on a GPU, the most (a kernel-launch-bound LSTM needs wide
-#: batches) unless the data is small: at least STEPS_PER_EPOCH steps an epoch.
-CPU_BATCH, GPU_BATCH, STEPS_PER_EPOCH = 64, 2048, 200
+from tnforge.trainers.engine import fit
+from tnforge.trainers.engine_config import option
+from tnforge.trainers.kernel.window_task import WindowTask, WindowTrainConfig
+from tnforge.trainers.runs import TrainResult
+from tnforge.trainers.seq2seq.loading import FORMAT
+from tnforge.trainers.seq2seq.model import GPU_MODEL, Seq2Seq, Seq2SeqConfig
 
 
 @dataclass
-class TrainConfig(EngineConfig):
+class Seq2SeqTrainConfig(WindowTrainConfig):
     """Every training option of the seq2seq (the CLI and TOML config files map onto these names)."""
 
-    batch_size: int = option(0, "Examples per optimizer step over all ranks (the global batch); 0: "
-                                f"{CPU_BATCH} on the CPU; on a GPU up to {GPU_BATCH} per GPU, smaller where "
-                                f"that would leave fewer than {STEPS_PER_EPOCH} steps an epoch.", min=0)
     size: str = option("auto", "Network size: small (CPU-sized), large (GPU-sized), or auto: large on a GPU "
                                "unless a network option is given.", choices=("auto", "small", "large"))
-    input_units: str = option("char", "Input units.", choices=("char", "sentencepiece"))
-    output_units: str = option("word", "Output units.", choices=("word", "sentencepiece"))
-    sp_size: int = option(1000, "SentencePiece inventory size (upper bound).", min=8)
-    min_count: int = option(1, "Output words seen fewer times become <unk>.", min=1)
-    label_smoothing: float = option(0.0, "Label smoothing.", min=0, max=1, max_open=True)
-    dev_limit: int = option(0, "Dev rows per evaluation (0: all).", min=0)
-    pool_size: int = option(8192, "Rows shuffled and length-bucketed together.", min=1)
-    max_copies: int = option(0, "Use only up-sampling copies with index below this (0: all rows).", min=0)
-    max_input_length: int = option(256, "Input units kept of each window.", min=1)
-    max_output_length: int = option(0, "Longest reading decoded, in output units (0: longest train reading + 8).",
-                                    min=0)
-    model: ModelConfig = field(default_factory=ModelConfig)
+    model: Seq2SeqConfig = field(default_factory=Seq2SeqConfig)
 
 
-def build_vocabularies(config: TrainConfig, train_files: list[Path]) -> tuple[Vocabulary, Vocabulary, int]:
-    """Input and output vocabularies from the train split (streamed), and the longest reading in units."""
-    def texts(column: str) -> Iterator[str]:
-        return iter_texts(train_files, column, max_copies=config.max_copies)
-
-    input_vocab = input_vocabulary(config.input_units, texts("input"), config.sp_size)
-    output_vocab = output_vocabulary(config.output_units, texts("after"), config.sp_size, min_count=config.min_count)
-    longest = max((len(output_vocab.encode(t)) for t in texts("after")), default=1)
-    return input_vocab, output_vocab, longest
-
-
-@torch.no_grad()
-def evaluate_dev(model: Seq2Seq, files: list[Path], input_vocab: Vocabulary, output_vocab: Vocabulary,
-                 config: TrainConfig, device: torch.device) -> dict[str, float]:
-    """Dev loss (teacher forced) and greedy exact-match accuracy, overall and on non-trivial rows."""
-    was_training = model.training
-    model.eval()
-    loaded = LoadedModel(model, input_vocab, output_vocab, config.to_dict(), Path(config.out), device)
-    loss_sum = tokens = seen = correct = nontrivial = nontrivial_correct = 0
-    criterion = nn.CrossEntropyLoss(ignore_index=PAD, reduction="sum")
-    for batch in bucketed_batches(files, input_vocab, output_vocab, 256, columns=("input", "after"),
-                                  max_input=config.max_input_length):
-        if config.dev_limit and seen >= config.dev_limit:
-            break
-        moved = batch.to(device)
-        logits = model(moved.source, moved.source_lengths, moved.target_in)
-        loss_sum += float(criterion(logits.float().flatten(0, 1), moved.target_out.flatten()))
-        tokens += int((moved.target_out != PAD).sum())
-        for gold, ranked in zip(batch.rows["after"], decode_batch(loaded, batch, beam=1, top_k=1)[0], strict=True):
-            hit = bool(ranked) and ranked[0][0] == gold
-            correct += hit
-            if gold not in TRIVIAL_TARGETS:
-                nontrivial += 1
-                nontrivial_correct += hit
-        seen += len(batch)
-    model.train(was_training)
-    return {
-        "dev_loss": loss_sum / max(tokens, 1),
-        "dev_accuracy": correct / max(seen, 1),
-        "dev_nontrivial_accuracy": nontrivial_correct / max(nontrivial, 1),
-        "dev_examples": seen,
-    }
-
-
-class Seq2SeqTask(TrainingTask):
+class Seq2SeqTask(WindowTask):
     """The seq2seq family on the engine: window characters in, reading words out."""
 
     command, format = "seq2seq", FORMAT
 
-    def setup(self, group: ProcessGroup, payload: dict[str, Any] | None) -> None:
-        config = self.config
-        self.train_files = example_files(config.data, "train")
-        self.dev_files = example_files(config.data, "dev")
-        self.units = parquet_units(self.train_files, config.max_copies)
-        if not self.units:
-            raise ValueError(f"{config.data}: the train split has no examples: nothing to train on")
-        self.has_dev = bool(count_rows(self.dev_files, max_copies=1))
-        if payload is None:
-            def made() -> tuple[dict, dict, int]:
-                inputs, outputs, longest = build_vocabularies(config, self.train_files)
-                return inputs.to_dict(), outputs.to_dict(), longest
-
-            inputs, outputs, longest = group.agree(made)
-            config.max_output_length = config.max_output_length or longest + 8
-            self._size_for(group)
-        else:
-            inputs, outputs = payload["input_vocab"], payload["output_vocab"]
-        self.input_vocab, self.output_vocab = vocabulary_from_dict(inputs), vocabulary_from_dict(outputs)
-
-    def _size_for(self, group: ProcessGroup) -> None:
-        """Resolve `--size auto` and `--batch-size 0` for the device the run trains on."""
-        config = self.config
-        on_gpu = group.device(config.device).type == "cuda"
-        self.size_network(on_gpu)
-        if not config.batch_size:
-            rows = sum(unit.rows for unit in self.units)
-            wide = min(GPU_BATCH, max(CPU_BATCH, rows // (STEPS_PER_EPOCH * group.world) // 64 * 64))
-            config.batch_size = (wide if on_gpu else CPU_BATCH) * group.world
-
     def size_network(self, on_gpu: bool) -> None:
         """Resolve `--size`: large on a GPU unless a network option is given (auto), else small."""
         config = self.config
-        if config.size == "large" or (config.size == "auto" and on_gpu and config.model == ModelConfig()):
-            config.model = ModelConfig(**{**config.model.to_dict(), **GPU_MODEL})
+        if config.size == "large" or (config.size == "auto" and on_gpu and config.model == Seq2SeqConfig()):
+            config.model = Seq2SeqConfig(**{**config.model.to_dict(), **GPU_MODEL})
             config.size = "large"
         elif config.size == "auto":
             config.size = "small"
@@ -160,59 +42,8 @@ class Seq2SeqTask(TrainingTask):
     def build_model(self) -> nn.Module:
         return Seq2Seq(self.config.model, len(self.input_vocab), len(self.output_vocab))
 
-    def unit_rows(self) -> list[int]:
-        return [unit.rows for unit in self.units]
 
-    def unit_groups(self) -> list[int]:
-        return [unit.group for unit in self.units]
-
-    def batches(self, units: list[int], seed: list[int], batch_size: int) -> Iterator[tuple[Batch, int]]:
-        config, rng, finished = self.config, np.random.default_rng(seed), 0
-        tables = (read_unit(self.units[u], ("input", "after")) for u in units)
-        for table, done in pooled(tables, config.pool_size):
-            rows = {name: table.column(name).to_pylist() for name in ("input", "after")}
-            made = pool_batches(rows, self.input_vocab, self.output_vocab, batch_size, rng, True,
-                                config.max_input_length)
-            for index, batch in enumerate(made):
-                yield batch, done if index == len(made) - 1 else finished
-            finished = done
-
-    def loss_units(self, batch: Batch) -> float:
-        return float((batch.target_out != PAD).sum())
-
-    def loss(self, model: nn.Module, batch: Batch, device: torch.device) -> tuple[torch.Tensor, int, int]:
-        units = int((batch.target_out != PAD).sum())
-        moved = batch.to(device)
-        logits = model(moved.source, moved.source_lengths, moved.target_in)
-        loss = nn.functional.cross_entropy(logits.float().flatten(0, 1), moved.target_out.flatten(),
-                                           ignore_index=PAD, reduction="sum",
-                                           label_smoothing=self.config.label_smoothing)
-        return loss, units, len(batch)
-
-    def evaluate(self, model: nn.Module, device: torch.device) -> dict[str, Any] | None:
-        if not self.has_dev:
-            return None
-        return evaluate_dev(model, self.dev_files, self.input_vocab, self.output_vocab, self.config, device)
-
-    def improves(self, metrics: dict[str, Any], best: dict[str, Any]) -> bool:
-        return not best or (metrics["dev_accuracy"], -metrics["dev_loss"]) > (best["dev_accuracy"], -best["dev_loss"])
-
-    def plateau_value(self, metrics: dict[str, Any]) -> float | None:
-        return metrics["dev_loss"]
-
-    def untrained(self, best: dict[str, Any]) -> str | None:
-        return "non-trivial accuracy 0.00%" if best.get("dev_nontrivial_accuracy") == 0 else None
-
-    def dev_line(self, metrics: dict[str, Any]) -> str:
-        return (f"accuracy {100 * metrics['dev_accuracy']:.2f}%  non-trivial "
-                f"{100 * metrics['dev_nontrivial_accuracy']:.2f}%  loss {metrics['dev_loss']:.4f}")
-
-    def save(self, path: Path, model: nn.Module, training: dict[str, Any] | None,
-             metrics: dict[str, Any] | None) -> None:
-        save_seq2seq(path, model, self.input_vocab, self.output_vocab, self.config.to_dict(), training, metrics)
-
-
-def train(config: TrainConfig, resume: bool = False, overwrite: bool = False,
+def train(config: Seq2SeqTrainConfig, resume: bool = False, overwrite: bool = False,
           explicit: Collection[str] | None = None) -> TrainResult:
     """Train (or resume) a model into `config.out`; returns where it stopped and the best dev figures.
 
@@ -220,18 +51,3 @@ def train(config: TrainConfig, resume: bool = False, overwrite: bool = False,
     as data and an empty train split. Ctrl-C saves a resumable checkpoint and raises `TrainingInterrupted`.
     Resuming, the run keeps the options it recorded but the runtime options named in `explicit` (`fit`)."""
     return fit(Seq2SeqTask(config), resume, overwrite, explicit)
-
-
-def describe(result: TrainResult) -> tuple[str, str]:
-    """A run's outcome as `tnforge train seq2seq` prints it: how it stopped (a note for stderr), then the best
-    dev figures and the run's files."""
-    best, run = result.best, result.run
-    lines = [f"best dev (step {best['step']}): accuracy {100 * best['dev_accuracy']:.2f}%, "
-             f"non-trivial {100 * best['dev_nontrivial_accuracy']:.2f}%, loss {best['dev_loss']:.4f}"
-             if "dev_accuracy" in best else
-             f"no dev examples: best.pt is the last weights (step {best['step']}); no early stopping or "
-             "learning-rate schedule (build with a dev split to have them)"] if best else []
-    lines.append(f"model: {run / BEST}  metrics: {run / METRICS}  plot: {run / PLOT}")
-    note = (f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
-            f"({result.stopped})" + (f"\n{result.advice}" if result.advice else ""))
-    return note, "\n".join(lines)

@@ -9,5 +9,5 @@ register_family(Family(
         name="toy", help="A toy GRU encoder-decoder without attention (a plug-in family).",
         description="Train the toy family: a GRU reads the window's characters, a GRU writes the reading.",
         config="toy_family.model:ToyTrainConfig", model_config="toy_family.model:ToyConfig",
-        trainer="toy_family.model:train", describe="tnforge.trainers.seq2seq.train:describe"),),
+        trainer="toy_family.model:train", describe="tnforge.trainers.kernel.window_task:describe"),),
 ))

@@ -1,12 +1,12 @@
-"""The toy network (GRU encoder, GRU decoder, no attention), its task on the engine and its loader; it
-reuses the shared window-family pieces (vocabularies, batches, the teacher-forced loss, the loaded model)."""
+"""The toy network (GRU encoder, GRU decoder, no attention), its task on the engine and its loader; the rest
+comes from the shared kernel (`tnforge.trainers.kernel`: vocabularies, batches, the teacher-forced loss, the
+window task and the loaded model)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -15,9 +15,9 @@ from torch import nn
 from tnforge.trainers.config_dicts import DictConfig
 from tnforge.trainers.engine import fit
 from tnforge.trainers.engine_config import option
-from tnforge.trainers.seq2seq.loading import LoadedModel, save_seq2seq, window_model
-from tnforge.trainers.seq2seq.model import teacher_forced
-from tnforge.trainers.seq2seq.train import Seq2SeqTask, TrainConfig
+from tnforge.trainers.kernel.attention import teacher_forced
+from tnforge.trainers.kernel.window import LoadedWindowModel, window_model
+from tnforge.trainers.kernel.window_task import WindowTask, WindowTrainConfig
 
 FORMAT = "tnforge-toy"
 
@@ -31,10 +31,10 @@ class ToyConfig(DictConfig):
 
 
 @dataclass
-class ToyTrainConfig(TrainConfig):
+class ToyTrainConfig(WindowTrainConfig):
     """The window families' training options with the toy network."""
 
-    model: ToyConfig = field(default_factory=ToyConfig)  # type: ignore[assignment]
+    model: ToyConfig = field(default_factory=ToyConfig)
 
 
 @dataclass
@@ -77,19 +77,11 @@ class ToyNetwork(nn.Module):
         return teacher_forced(self, source, lengths, target_in)
 
 
-class ToyTask(Seq2SeqTask):
+class ToyTask(WindowTask):
     command, format = "toy", FORMAT
-
-    def size_network(self, on_gpu: bool) -> None:
-        pass
 
     def build_model(self) -> nn.Module:
         return ToyNetwork(self.config.model, len(self.input_vocab), len(self.output_vocab))
-
-    def save(self, path: Path, model: nn.Module, training: dict[str, Any] | None,
-             metrics: dict[str, Any] | None) -> None:
-        save_seq2seq(path, model, self.input_vocab, self.output_vocab, self.config.to_dict(), training, metrics,
-                     format=FORMAT)
 
 
 def train(config: ToyTrainConfig, resume: bool = False, overwrite: bool = False,
@@ -97,5 +89,5 @@ def train(config: ToyTrainConfig, resume: bool = False, overwrite: bool = False,
     return fit(ToyTask(config), resume, overwrite, explicit)
 
 
-def from_payload(payload: dict[str, Any], file: str | os.PathLike, device: torch.device) -> LoadedModel:
+def from_payload(payload: dict[str, Any], file: str | os.PathLike, device: torch.device) -> LoadedWindowModel:
     return window_model(payload, file, device, ToyNetwork, ToyConfig)

@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import torch
 
+from tnforge.trainers.kernel.vocab import BOS, EOS, PAD, Vocabulary
 from tnforge.trainers.runs import check_not_corpus
-from tnforge.trainers.seq2seq.vocab import BOS, EOS, PAD, Vocabulary
 
 #: Readings with at least this many words are batched apart from the rest (see bucketed_batches).
 LONG_READING = 16
