@@ -79,6 +79,7 @@ class EchoModel:
     output_vocab: ToyVocabulary = field(default_factory=ToyVocabulary)
     config: dict = field(default_factory=dict)
     path: str = "toy"
+    inputs = "windows"
     device: torch.device = torch.device("cpu")
     max_input_length: int = 8
     max_output_length: int = 4
@@ -112,12 +113,10 @@ class EchoModel:
         return ToyBatch(torch.tensor([i + [2] * (width - len(i)) for i in ids]),
                         torch.tensor([len(i) for i in ids]), rows)
 
-    def batches(self, files, batch_size, columns, split=None):
-        import pyarrow.parquet as pq
+    def read_sentences(self, sentences, classes, probabilities, options):
+        from tnforge.trainers.decoding.raw_text import read_windows
 
-        inputs = [text for file in files for text in pq.read_table(file, columns=["input"])["input"].to_pylist()]
-        for start in range(0, len(inputs), batch_size):
-            yield self.batch({"input": inputs[start: start + batch_size]})
+        return read_windows(self, sentences, classes, probabilities, options)
 
 
 def _brute_force(model: EchoModel, text: str, keep: int, allowed=None) -> list[tuple[str, float]]:
@@ -157,15 +156,19 @@ def test_toy_models_meet_the_decoding_protocol():
     assert isinstance(WordVocabulary(["a"]), OutputVocabulary)
 
 
-def test_the_toy_model_batches_examples_files(tmp_path):
+def test_a_sentence_reader_refuses_examples_files_in_one_line(tmp_path):
+    """A family whose inputs are whole sentences is refused examples windows before anything is read."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    inputs = ["a b", "b", "a a b"]
-    pq.write_table(pa.table({"input": inputs}), tmp_path / "part.parquet")
-    batches = list(EchoModel().batches([tmp_path / "part.parquet"], 2, ("input",)))
-    assert [b.rows["input"] for b in batches] == [inputs[:2], inputs[2:]]
-    assert batches[0].source_lengths.tolist() == [len(EchoModel().output_vocab.encode(t)) for t in inputs[:2]]
+    from tnforge.trainers.decoding.decode import decode_files
+
+    pq.write_table(pa.table({"input": ["a b"]}), tmp_path / "part.parquet")
+    reader = EchoModel()
+    reader.inputs = "sentences"
+    with pytest.raises(ValueError, match="toy reads whole sentences, not examples windows; use `evaluate --raw`"):
+        next(decode_files(reader, [tmp_path / "part.parquet"]))
+    assert isinstance(reader, DecodableModel)
 
 
 def test_beam_search_through_the_protocol_reads_the_models_special_ids():

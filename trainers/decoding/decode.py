@@ -114,7 +114,9 @@ def decode_files(
     from tnforge.decode_units import batches_of
 
     columns = example_columns(files)
-    loaded.batches(files, batch_size, columns, split)  # a family that reads no examples files refuses them here
+    if loaded.inputs != "windows":  # a family that reads whole sentences refuses examples files here
+        raise ValueError(f"{loaded.path} reads whole sentences, not examples windows; use `evaluate --raw`, "
+                         "`decode --raw` or `normalize`")
     for rows in batches_of(files, columns, split, batch_size, originals_only):
         ranked, counts = decode_batch(loaded, loaded.batch(rows), beam=beam, top_k=top_k, constraint=constraint)
         if on_batch:

@@ -1,14 +1,21 @@
-"""The decoding contract every model family meets (in the spirit of fairseq's encoder-decoder interface):
-beam search, top-k, the grammar mask and the dual-encoder constraints are typed against these protocols,
-never against one family's network or its vocabulary's ids."""
+"""The decoding contract every model family meets, in two parts (in the spirit of fairseq's encoder-decoder
+interface and its generator): a **step decoder** (`StepDecoder`: encode, step, state `select`, special ids,
+length limits — what beam search, top-k, the grammar mask and the dual-encoder constraints see) and a
+**sentence reader** (`SentenceReader`: tokenized sentences → each token's reading, with `ReadOptions`). Window
+families read sentences a window at a time (`decoding.raw_text.read_windows`, their default); the sentence
+family reads whole sentences. Nothing here names one family's network or its vocabulary's ids."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import torch
+
+from tnforge.schemas.classes import COVERED
+from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, THRESHOLD
 
 S = TypeVar("S", bound="Selectable")
 
@@ -60,18 +67,18 @@ class InputBatch(Protocol):
 
 
 @runtime_checkable
-class DecodableModel(SpecialIds, Protocol):
-    """A model `--model` can decode with: a family's loaded model (e.g. `kernel.window.LoadedWindowModel`).
-
-    `encode` runs once per input; `step` advances any number of decoder rows (beam hypotheses) by one unit,
-    from the previous output ids [N] to logits [N, output_size]; beam search reorders rows with `select`.
-    `batch` / `batches` turn example rows (their `input`, and whatever else the family reads) into inputs.
-    """
+class StepDecoder(SpecialIds, Protocol):
+    """What beam search needs of a loaded model: `encode` runs once per input; `step` advances any number of
+    decoder rows (beam hypotheses) by one unit, from the previous output ids [N] to logits [N, output_size];
+    beam search reorders rows with `select`. `batch` turns rows (their `input` windows, or whatever else the
+    family reads) into inputs; `inputs` says which rows: "windows" (examples files: `decode`, `evaluate`) or
+    "sentences" (raw text only: `normalize`, `decode --raw`, `evaluate --raw`)."""
 
     output_vocab: OutputVocabulary
     config: dict[str, Any]  # the training config it was trained with
     path: Path  # its checkpoint file
     device: torch.device
+    inputs: str
 
     @property
     def output_size(self) -> int: ...
@@ -83,5 +90,38 @@ class DecodableModel(SpecialIds, Protocol):
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> tuple[Selectable, Selectable]: ...
     def step(self, previous: torch.Tensor, state: Any, encoded: Any) -> tuple[torch.Tensor, Selectable]: ...
     def batch(self, rows: dict[str, list]) -> InputBatch: ...
-    def batches(self, files: Sequence[Any], batch_size: int, columns: Sequence[str],
-                split: str | None = None) -> Iterator[InputBatch]: ...
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How a sentence reader reads: the constraint, beam and batch, the threshold above which PLAIN/PUNCT
+    tokens are read as written, the covering grammar's words (`reading_words`) and the classes it covers, a
+    tagger's alternatives and likely classes per token, top-k and whether the grammar's one reading is taken
+    (`decoding.raw_text.read_sentences` says each in full)."""
+
+    constraint: Any = None
+    beam: int = BEAM
+    batch_size: int = BATCH_SIZE
+    threshold: float = THRESHOLD
+    on_batch: Callable[[int], None] | None = None
+    reading_words: Any = None
+    alternatives: Sequence[Sequence[Sequence[str]]] | None = None
+    covered: Collection[str] = COVERED
+    top_k: int = 1
+    grammar_readings: bool = True
+    likely: Sequence[Sequence[tuple[tuple[str, ...], tuple[float, ...]]]] | None = None
+
+
+@runtime_checkable
+class SentenceReader(Protocol):
+    """Tokenized sentences (with classes and their probabilities, when known) → each token's reading
+    (`decoding.raw_text.SentenceReading`) and the constraint's counts."""
+
+    def read_sentences(self, sentences: Sequence[Sequence[str]], classes: Sequence[Sequence[str | None]] | None,
+                       probabilities: Sequence[Sequence[float]] | None, options: ReadOptions) -> tuple[list, dict]: ...
+
+
+@runtime_checkable
+class DecodableModel(StepDecoder, SentenceReader, Protocol):
+    """A model `--model` can decode with: a family's loaded model (e.g. `kernel.window.LoadedWindowModel`): a
+    step decoder and a sentence reader."""

@@ -19,7 +19,7 @@ from tnforge.schemas import SELF, SIL
 from tnforge.schemas.classes import COVERED, union_class, union_parts
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM, CONFIDENCE, THRESHOLD
 from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
-from tnforge.trainers.decoding.protocol import DecodableModel, OutputVocabulary
+from tnforge.trainers.decoding.protocol import DecodableModel, OutputVocabulary, ReadOptions, StepDecoder
 from tnforge.trainers.decoding.routing import (
     adds_nothing,
     likely_classes,
@@ -153,13 +153,24 @@ def read_sentences(
     confidence-aware: a token with several likely classes is read within their union (`routing.union_route`),
     and a token of a covered class none of whose readings the model can spell is left as written rather than
     decoded without the grammar. Each token's route is in `SentenceReading.routes`.
-    A model with a `read_whole_sentences` method (the sentence family) reads them itself, with the same
-    arguments (its routing is by the first class: `likely` is not used there).
+    The model reads them through its sentence reader (`decoding.protocol.SentenceReader`): a window family
+    with `read_windows` below, the sentence family a whole sentence at a time (its routing is by the first
+    class: `likely` is not used there).
     """
-    whole = getattr(loaded, "read_whole_sentences", None)
-    if whole is not None:  # a sentence-level family reads every token of a sentence at once, same arguments
-        return whole(sentences, classes, probabilities, constraint, beam, batch_size, threshold, on_batch,
-                     reading_words, alternatives, covered, top_k, grammar_readings)
+    options = ReadOptions(constraint, beam, batch_size, threshold, on_batch, reading_words, alternatives, covered,
+                          top_k, grammar_readings, likely)
+    return loaded.read_sentences(sentences, classes, probabilities, options)
+
+
+def read_windows(loaded: StepDecoder, sentences: Sequence[Sequence[str]],
+                 classes: Sequence[Sequence[str | None]] | None, probabilities: Sequence[Sequence[float]] | None,
+                 options: ReadOptions) -> tuple[list[SentenceReading], Counts]:
+    """The window families' sentence reader (`read_sentences`): each token that needs the model is decoded
+    from its window, the rest are read as written or by the grammar's one reading."""
+    constraint, beam, batch_size, threshold = options.constraint, options.beam, options.batch_size, options.threshold
+    on_batch, reading_words, alternatives, covered = (options.on_batch, options.reading_words, options.alternatives,
+                                                       options.covered)
+    top_k, grammar_readings, likely = options.top_k, options.grammar_readings, options.likely
     from tnforge.trainers.decoding.decode import decode_batch
 
     token_lists = [list(tokens) for tokens in sentences]

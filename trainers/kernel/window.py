@@ -5,7 +5,7 @@ as a `LoadedWindowModel` that meets the decoding protocol on any device."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from tnforge.trainers.checkpoints import save_checkpoint
-from tnforge.trainers.kernel.examples import Batch, bucketed_batches, make_batch
+from tnforge.trainers.kernel.examples import Batch, make_batch
 from tnforge.trainers.kernel.vocab import Vocabulary, vocabulary_from_dict
 
 
@@ -35,7 +35,8 @@ MAX_INPUT, MAX_OUTPUT = 256, 40
 class LoadedWindowModel:
     """A window family's model ready for decoding, with its vocabularies and training config; it meets the decoding
     protocol (`decoding.protocol.DecodableModel`): the network's `encode`/`step`, the output vocabulary's
-    special ids, the training config's length limits, and how example rows become input batches."""
+    special ids, the training config's length limits, how example rows become input batches, and the
+    window families' sentence reader."""
 
     model: Any  # the family's network: `encode`/`step` (`seq2seq.model.Seq2Seq`, `dnc.model.DNCSeq2Seq`, …)
     input_vocab: Vocabulary
@@ -44,6 +45,7 @@ class LoadedWindowModel:
     path: Path
     device: torch.device
 
+    inputs = "windows"  # it decodes examples' input windows (`decoding.protocol.StepDecoder.inputs`)
     pad_id = property(lambda self: self.output_vocab.pad_id)
     unk_id = property(lambda self: self.output_vocab.unk_id)
     bos_id = property(lambda self: self.output_vocab.bos_id)
@@ -73,11 +75,12 @@ class LoadedWindowModel:
         """One input batch of example rows (their `input` windows encoded)."""
         return make_batch(rows, self.input_vocab, None, self.max_input_length)
 
-    def batches(self, files: Sequence[Any], batch_size: int, columns: Sequence[str],
-                split: str | None = None) -> Iterator[Batch]:
-        """Input batches of examples files, bucketed by window length, every row once."""
-        return bucketed_batches(files, self.input_vocab, None, batch_size, columns=columns, split=split,
-                                max_input=self.max_input_length)
+    def read_sentences(self, sentences: Sequence[Sequence[str]], classes: Sequence[Sequence[str | None]] | None,
+                       probabilities: Sequence[Sequence[float]] | None, options: Any) -> tuple[list, dict]:
+        """The window families' sentence reader (`decoding.raw_text.read_windows`)."""
+        from tnforge.trainers.decoding.raw_text import read_windows
+
+        return read_windows(self, sentences, classes, probabilities, options)
 
 
 def window_model(payload: dict[str, Any], file: str | os.PathLike, device: torch.device, network: type,

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ class LoadedSentenceModel:
     path: Path
     device: torch.device
 
+    inputs = "sentences"  # raw text only: examples windows are refused (`decoding.decode.decode_files`)
     pad_id = property(lambda self: self.pieces.pad_id)
     unk_id = property(lambda self: self.pieces.unk_id)
     bos_id = property(lambda self: self.pieces.bos_id)
@@ -79,15 +80,12 @@ class LoadedSentenceModel:
         """One input batch of sentence rows (`tokens`, `classes`)."""
         return make_batch(rows, self.pieces, self.features)
 
-    def batches(self, files: Sequence[Any], batch_size: int, columns: Sequence[str],
-                split: str | None = None) -> Iterator[SentenceBatch]:
-        raise ValueError(f"{self.path} is a sentence model: it reads whole sentences, not examples windows; "
-                         "use `evaluate --raw`, `decode --raw` or `normalize`")
-
-    def read_whole_sentences(self, *args: Any, **kwargs: Any) -> Any:
+    def read_sentences(self, sentences: Sequence[Sequence[str]], classes: Sequence[Sequence[str | None]] | None,
+                       probabilities: Sequence[Sequence[float]] | None, options: Any) -> tuple[list, dict]:
+        """The sentence family's reader: whole sentences at a time (`reading.read_whole_sentences`)."""
         from tnforge.trainers.sentence.reading import read_whole_sentences
 
-        return read_whole_sentences(self, *args, **kwargs)
+        return read_whole_sentences(self, sentences, classes, probabilities, options)
 
 
 def from_payload(payload: dict[str, Any], file: str | os.PathLike, device: torch.device) -> LoadedSentenceModel:

@@ -11,15 +11,14 @@ reading of a token, where it has one, replaces the span's, as in the window pipe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from tnforge.schemas import SELF, SIL
-from tnforge.schemas.classes import COVERED
 from tnforge.trainers.decoding.beam_search import beam_search
 from tnforge.trainers.decoding.decode import autocast
-from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
-from tnforge.trainers.decoding.hooks import Counts, DecodingConstraint, merge_counts
+from tnforge.trainers.decoding.hooks import Counts, merge_counts
+from tnforge.trainers.decoding.protocol import ReadOptions
 from tnforge.trainers.decoding.raw_text import (
     SentenceReading,
     decoding_class,
@@ -38,24 +37,15 @@ class NeedsClasses(ValueError):
     """A model that reads each token's class was given sentences without classes (raw text without a tagger)."""
 
 
-def read_whole_sentences(
-    loaded: Any,
-    sentences: Sequence[Sequence[str]],
-    classes: Sequence[Sequence[str | None]] | None = None,
-    probabilities: Sequence[Sequence[float]] | None = None,
-    constraint: DecodingConstraint | None = None,
-    beam: int = BEAM,
-    batch_size: int = BATCH_SIZE,
-    threshold: float = 0.0,
-    on_batch: Callable[[int], None] | None = None,
-    reading_words: Any = None,
-    alternatives: Sequence[Sequence[Sequence[str]]] | None = None,
-    covered: Collection[str] = COVERED,
-    top_k: int = 1,
-    grammar_readings: bool = True,
-) -> tuple[list[SentenceReading], Counts]:
-    """`decoding.raw_text.read_sentences` for a sentence model (same arguments; `threshold` is not used: the
+def read_whole_sentences(loaded: Any, sentences: Sequence[Sequence[str]],
+                         classes: Sequence[Sequence[str | None]] | None,
+                         probabilities: Sequence[Sequence[float]] | None,
+                         options: ReadOptions) -> tuple[list[SentenceReading], Counts]:
+    """The sentence family's reader (`decoding.protocol.SentenceReader`; `options.threshold` is not used: the
     model reads every token). Counts: the per-token constraint's, `sentences_decoded`, `span_mismatch`."""
+    constraint, beam, batch_size, on_batch = options.constraint, options.beam, options.batch_size, options.on_batch
+    reading_words, alternatives, covered = options.reading_words, options.alternatives, options.covered
+    top_k, grammar_readings = options.top_k, options.grammar_readings
     token_lists = [list(t) for t in sentences]
     if classes is None and loaded.reads_classes:
         raise NeedsClasses(f"{loaded.path} reads each token's semiotic class: give a tagger (--tagger) or gold "

@@ -157,6 +157,7 @@ def evaluate_dev(model: nn.Module, pieces: SentencePieces, rows: dict[str, list]
                  device: torch.device) -> dict[str, Any]:
     """Dev loss (teacher forced) and greedy whole-sentence decoding with gold classes: the share of sentences
     whose every token's reading is right, and of tokens right."""
+    from tnforge.trainers.decoding.protocol import ReadOptions
     from tnforge.trainers.evaluation.accuracy import is_correct
     from tnforge.trainers.sentence.pieces import corpus_reading
     from tnforge.trainers.sentence.reading import read_whole_sentences
@@ -173,7 +174,8 @@ def evaluate_dev(model: nn.Module, pieces: SentencePieces, rows: dict[str, list]
         loss_sum += float(nn.functional.cross_entropy(logits.float().flatten(0, 1), batch.target_out.flatten(),
                                                       ignore_index=PAD, reduction="sum"))
         units += int((batch.target_out != PAD).sum())
-    readings, _ = read_whole_sentences(loaded, rows["tokens"], rows["classes"], beam=1, batch_size=1024)
+    readings, _ = read_whole_sentences(loaded, rows["tokens"], rows["classes"], None,
+                                       ReadOptions(beam=1, batch_size=1024))
     right = tokens = tokens_right = 0
     for reading, gold in zip(readings, rows["readings"], strict=True):
         hits = [is_correct(t, corpus_reading(t, g), r) for t, g, r in zip(reading.tokens, gold, reading.readings,
