@@ -68,7 +68,8 @@ def test_tiny_dnc_learns_the_tiny_dataset_and_decodes_through_the_protocol(tiny_
     from tnforge.trainers import families
     from tnforge.trainers.decoding.decode import decode_windows
     from tnforge.trainers.decoding.protocol import DecodableModel
-    from tnforge.trainers.dnc.loading import FORMAT, load_dnc
+    from tnforge.trainers.dnc.loading import FORMAT
+    from tnforge.trainers.families import load
 
     result, _data = tiny_run
     records = [json.loads(line) for line in (result.run / "metrics.jsonl").read_text().splitlines()]
@@ -81,7 +82,7 @@ def test_tiny_dnc_learns_the_tiny_dataset_and_decodes_through_the_protocol(tiny_
     table = examples_table(TINY_SENTENCES, "train")
     decoded = decode_windows(loaded, table["input"].to_pylist(), beam=3)
     assert sum(d == g for d, g in zip(decoded, table["after"].to_pylist(), strict=True)) >= 0.9 * len(decoded)
-    assert decoded == decode_windows(load_dnc(result.run), table["input"].to_pylist(), beam=3)
+    assert decoded == decode_windows(load(result.run)[1], table["input"].to_pylist(), beam=3)
 
 
 def test_decoding_commands_use_a_dnc_run_unchanged(tiny_run, tmp_path):

@@ -40,7 +40,7 @@ def test_two_ranks_train_one_sentence_run(bundled_build: Path, tmp_path: Path, a
     state = load_checkpoint(tmp_path / "two" / "checkpoint.pt", FORMAT)["training"]
     assert (state["world"], state["global_batch"], state["epoch"]) == (2, 16, 1)
     assert sorted(p.name for p in (tmp_path / "two").iterdir()) == [
-        "best.pt", "checkpoint.pt", "metrics.jsonl", "pieces.model", "timing.jsonl", "training.png"]
+        "best.pt", "checkpoint.pt", "metrics.jsonl", "pieces.model", "run.json", "timing.jsonl", "training.png"]
 
     one = train(bundled_build, tmp_path / "one", arch, ranks=1)
     assert one.returncode == 0, one.stderr

@@ -15,6 +15,7 @@ from torch import nn
 
 from tnforge.trainers.checkpoints import save_checkpoint
 from tnforge.trainers.kernel.examples import Batch, make_batch
+from tnforge.trainers.kernel.teacher_forced import NetworkDecoder
 from tnforge.trainers.kernel.vocab import Vocabulary, vocabulary_from_dict
 
 
@@ -32,7 +33,7 @@ MAX_INPUT, MAX_OUTPUT = 256, 40
 
 
 @dataclass
-class LoadedWindowModel:
+class LoadedWindowModel(NetworkDecoder):
     """A window family's model ready for decoding, with its vocabularies and training config; it meets the decoding
     protocol (`decoding.protocol.DecodableModel`): the network's `encode`/`step`, the output vocabulary's
     special ids, the training config's length limits, how example rows become input batches, and the
@@ -64,12 +65,6 @@ class LoadedWindowModel:
     def max_output_length(self) -> int:
         """Output units decoded at most per reading."""
         return int(self.config.get("max_output_length") or MAX_OUTPUT)
-
-    def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> tuple[Any, Any]:
-        return self.model.encode(source, lengths)
-
-    def step(self, previous: torch.Tensor, state: Any, encoded: Any) -> tuple[torch.Tensor, Any]:
-        return self.model.step(previous, state, encoded)
 
     def batch(self, rows: dict[str, list]) -> Batch:
         """One input batch of example rows (their `input` windows encoded)."""

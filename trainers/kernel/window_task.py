@@ -18,7 +18,6 @@ from tnforge.schemas import TRIVIAL_TARGETS
 from tnforge.trainers.checkpoints import BEST
 from tnforge.trainers.decoding.decode import decode_batch
 from tnforge.trainers.distributed import ProcessGroup
-from tnforge.trainers.engine import TrainingTask
 from tnforge.trainers.engine_config import EngineConfig, option
 from tnforge.trainers.kernel.examples import (
     Batch,
@@ -28,6 +27,7 @@ from tnforge.trainers.kernel.examples import (
     iter_texts,
     pool_batches,
 )
+from tnforge.trainers.kernel.teacher_forced import TeacherForcedTask
 from tnforge.trainers.kernel.vocab import (
     PAD,
     Vocabulary,
@@ -109,7 +109,7 @@ def evaluate_dev(model: nn.Module, files: list[Path], input_vocab: Vocabulary, o
     }
 
 
-class WindowTask(TrainingTask):
+class WindowTask(TeacherForcedTask):
     """A window family on the engine: the window's input units in, the reading's output units out; the family
     gives its network (`build_model`), its size for the device (`size_network`), `command` and `format`."""
 
@@ -167,18 +167,6 @@ class WindowTask(TrainingTask):
                 yield batch, done if index == len(made) - 1 else finished
             finished = done
 
-    def loss_units(self, batch: Batch) -> float:
-        return float((batch.target_out != PAD).sum())
-
-    def loss(self, model: nn.Module, batch: Batch, device: torch.device) -> tuple[torch.Tensor, int, int]:
-        units = int((batch.target_out != PAD).sum())
-        moved = batch.to(device)
-        logits = model(moved.source, moved.source_lengths, moved.target_in)
-        loss = nn.functional.cross_entropy(logits.float().flatten(0, 1), moved.target_out.flatten(),
-                                           ignore_index=PAD, reduction="sum",
-                                           label_smoothing=self.config.label_smoothing)
-        return loss, units, len(batch)
-
     def evaluate(self, model: nn.Module, device: torch.device) -> dict[str, Any] | None:
         if not self.has_dev:
             return None
@@ -186,9 +174,6 @@ class WindowTask(TrainingTask):
 
     def improves(self, metrics: dict[str, Any], best: dict[str, Any]) -> bool:
         return not best or (metrics["dev_accuracy"], -metrics["dev_loss"]) > (best["dev_accuracy"], -best["dev_loss"])
-
-    def plateau_value(self, metrics: dict[str, Any]) -> float | None:
-        return metrics["dev_loss"]
 
     def untrained(self, best: dict[str, Any]) -> str | None:
         return "non-trivial accuracy 0.00%" if best.get("dev_nontrivial_accuracy") == 0 else None

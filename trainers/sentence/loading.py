@@ -13,7 +13,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from tnforge.trainers.checkpoints import checkpoint_file, load_checkpoint, save_checkpoint
+from tnforge.trainers.checkpoints import save_checkpoint
+from tnforge.trainers.kernel.teacher_forced import NetworkDecoder
 from tnforge.trainers.sentence.data import SentenceBatch, make_batch
 from tnforge.trainers.sentence.model import SentenceModelConfig, build_network
 from tnforge.trainers.sentence.pieces import SentencePieces, SpanVocabulary
@@ -31,7 +32,7 @@ def save_sentence(path: str | os.PathLike, model: nn.Module, pieces: SentencePie
 
 
 @dataclass
-class LoadedSentenceModel:
+class LoadedSentenceModel(NetworkDecoder):
     """A sentence model ready to decode: the network, its pieces, training config, file and device."""
 
     model: nn.Module
@@ -70,12 +71,6 @@ class LoadedSentenceModel:
     def max_output_length(self) -> int:
         return int(self.config.get("max_output_length") or MAX_OUTPUT)
 
-    def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> tuple[Any, Any]:
-        return self.model.encode(source, lengths)
-
-    def step(self, previous: torch.Tensor, state: Any, encoded: Any) -> tuple[torch.Tensor, Any]:
-        return self.model.step(previous, state, encoded)
-
     def batch(self, rows: dict[str, list]) -> SentenceBatch:
         """One input batch of sentence rows (`tokens`, `classes`)."""
         return make_batch(rows, self.pieces, self.features)
@@ -95,9 +90,3 @@ def from_payload(payload: dict[str, Any], file: str | os.PathLike, device: torch
     model.load_state_dict(payload["model"])
     model.to(device).eval()
     return LoadedSentenceModel(model, pieces, payload["config"], Path(file), device)
-
-
-def load_sentence(path: str | os.PathLike, device: torch.device | str = "cpu") -> LoadedSentenceModel:
-    """Load a trained sentence model (in eval mode) from a run directory or checkpoint file onto `device`."""
-    device = torch.device(device)
-    return from_payload(load_checkpoint(path, FORMAT, device), checkpoint_file(path, FORMAT), device)

@@ -17,8 +17,9 @@ from torch import nn
 
 from tnforge.trainers.checkpoints import BEST
 from tnforge.trainers.distributed import ProcessGroup
-from tnforge.trainers.engine import TrainingTask, fit
+from tnforge.trainers.engine import fit
 from tnforge.trainers.engine_config import EngineConfig, option
+from tnforge.trainers.kernel.teacher_forced import TeacherForcedTask
 from tnforge.trainers.kernel.vocab import PAD
 from tnforge.trainers.runs import METRICS, TrainResult
 from tnforge.trainers.sentence.data import (
@@ -60,7 +61,7 @@ class SentenceTrainConfig(EngineConfig):
     model: SentenceModelConfig = field(default_factory=SentenceModelConfig)
 
 
-class SentenceTask(TrainingTask):
+class SentenceTask(TeacherForcedTask):
     """The sentence family on the engine."""
 
     command, format = "sentence", FORMAT
@@ -108,19 +109,6 @@ class SentenceTask(TrainingTask):
                 yield batch, done if index == len(made) - 1 else finished
             finished = done
 
-    def loss_units(self, batch: SentenceBatch) -> float:
-        return float((batch.target_out != PAD).sum()) if batch.target_out is not None else 0.0
-
-    def loss(self, model: nn.Module, batch: SentenceBatch, device: torch.device) -> tuple[torch.Tensor, int, int]:
-        assert batch.target_out is not None and batch.target_in is not None
-        units = int((batch.target_out != PAD).sum())
-        moved = batch.to(device)
-        logits = model(moved.source, moved.source_lengths, moved.target_in)
-        loss = nn.functional.cross_entropy(logits.float().flatten(0, 1), moved.target_out.flatten(),
-                                           ignore_index=PAD, reduction="sum",
-                                           label_smoothing=self.config.label_smoothing)
-        return loss, units, len(batch)
-
     def evaluate(self, model: nn.Module, device: torch.device) -> dict[str, Any] | None:
         if not self.has_dev or self.dev_rows is None:
             return None
@@ -131,9 +119,6 @@ class SentenceTask(TrainingTask):
         model that leaves every span empty gets every silent token right)."""
         return not best or ((metrics["dev_sentence_accuracy"], -metrics["dev_loss"])
                             > (best["dev_sentence_accuracy"], -best["dev_loss"]))
-
-    def plateau_value(self, metrics: dict[str, Any]) -> float | None:
-        return metrics["dev_loss"]
 
     def untrained(self, best: dict[str, Any]) -> str | None:
         return "sentence accuracy 0.00%" if best.get("dev_sentence_accuracy") == 0 else None
