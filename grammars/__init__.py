@@ -5,7 +5,11 @@
     licenses("2016", "twenty sixteen", "DATE")    # True
 
 pynini is imported on the first call, not when this package is imported. The compiled number FSTs come
-from a FAR cache keyed by the grammar sources, the tables and the pynini version (see cache.py).
+from a FAR cache keyed by the grammar sources, the tables, the language and the pynini version (see cache.py).
+
+The infrastructure (grammar, cache, lattice, tables, adapter …) lives here; the English class grammars, their
+tables (`en/data/`) and test cases (`en/tests/`) in `en/`; induced number grammars of other languages are data
+directories outside the source tree, selected by `Grammar(lang=…)` / `use_language` (`languages.py`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,14 @@ def get_grammar() -> Grammar:
     from tnforge.grammars.grammar import default_grammar
 
     return default_grammar()
+
+
+def use_language(lang: str | None, grammar_dir=None) -> None:
+    """Build the process-wide grammar in language `lang` (None: `en`) or from the induced number grammar in
+    `grammar_dir` (`languages.resolve`; LanguageError, one line, for an unknown language)."""
+    from tnforge.grammars.grammar import use_language as use
+
+    use(lang, grammar_dir)
 
 
 def use_cardinal_grammar(directory) -> None:
@@ -75,4 +87,4 @@ def covered_classes() -> frozenset[str]:
     return COVERED_CLASSES
 
 
-__all__ = ["use_cardinal_grammar", "readings", "licenses", "licenses_batch", "licenses_columns", "reading_words", "reading", "covered_classes", "get_grammar", "COVERED_CLASSES"]
+__all__ = ["use_language", "use_cardinal_grammar", "readings", "licenses", "licenses_batch", "licenses_columns", "reading_words", "reading", "covered_classes", "get_grammar", "COVERED_CLASSES"]

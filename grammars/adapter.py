@@ -16,7 +16,6 @@ Importing this module imports no pynini; the grammar loads on first use (in Beam
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 from collections.abc import Callable, Collection, Sequence
@@ -52,18 +51,23 @@ def unavailable_reason() -> str | None:
 
 
 def version() -> str:
-    """The grammar's identity: a hash of its sources, tables and pynini version (`cache.grammar_key`), and of
-    the induced cardinal grammar when one is in use, as a manifest records it beside the labels it decided."""
+    """The grammar's identity: a hash of its sources, tables, language (`languages.Language.identity`: an induced
+    grammar's rules and FSTs too) and pynini version (`cache.grammar_key`), as a manifest records it beside the
+    labels it decided."""
     from tnforge.grammars.cache import grammar_key
-    from tnforge.grammars.grammar import cardinal_grammar
+    from tnforge.grammars.grammar import selected_language
+    from tnforge.grammars.languages import resolve
     from tnforge.grammars.tables import load_tables
 
-    key, induced = grammar_key(load_tables()), cardinal_grammar()
-    if induced is None:
-        return key
-    from tnforge.grammars.induced_cardinals import grammar_identity
+    return grammar_key(load_tables(), resolve(*selected_language()).identity)
 
-    return hashlib.sha256(f"{key}+{grammar_identity(induced)}".encode()).hexdigest()[:20]
+
+def language() -> str:
+    """The process-wide grammar's language code (`en` unless `use_language` or $TNFORGE_LANG chose another)."""
+    from tnforge.grammars.grammar import selected_language
+    from tnforge.grammars.languages import resolve
+
+    return resolve(*selected_language()).code
 
 
 def available() -> bool:

@@ -1,7 +1,8 @@
 """The FAR cache of compiled grammars, keyed by what they are built from.
 
-The key hashes the grammar sources (every `.py` of this package), the tables (their bytes) and the pynini
-version, so editing a table or a rule recompiles instead of silently serving a stale grammar (NeMo's cache
+The key hashes the grammar sources (every `.py` of this package and of its `en/` class grammars), the tables
+(their bytes), the grammar language (`languages.Language.identity`: `en`, or an induced grammar's hash) and the
+pynini version, so editing a table or a rule recompiles instead of silently serving a stale grammar (NeMo's cache
 is keyed on flags only). The FAR is written under a temporary name and renamed into place; beside it, a JSON file (same key) holds the
 small maps expanded into (input → outputs) lists, so loading skips the path enumeration.
 """
@@ -29,20 +30,21 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
     return Path.home() / ".cache" / "tnforge" / "grammars"
 
 
-def grammar_key(tables: Tables) -> str:
-    """Hash of the grammar sources, the tables and the pynini version."""
+def grammar_key(tables: Tables, language: str = "en") -> str:
+    """Hash of the grammar sources, the tables, the language's identity and the pynini version."""
     import pynini
 
     hasher = hashlib.sha256()
-    for source in sorted(SOURCE_DIR.glob("*.py")):
-        hasher.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
+    for source in sorted([*SOURCE_DIR.glob("*.py"), *SOURCE_DIR.glob("en/*.py")]):
+        hasher.update(source.relative_to(SOURCE_DIR).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
     hasher.update(tables.digest.encode())
+    hasher.update(language.encode() + b"\0")
     hasher.update(pynini.__version__.encode())
     return hasher.hexdigest()[:20]
 
 
-def far_path(tables: Tables, directory: str | os.PathLike | None = None) -> Path:
-    return cache_dir(directory) / f"grammars-{grammar_key(tables)}.far"
+def far_path(tables: Tables, directory: str | os.PathLike | None = None, language: str = "en") -> Path:
+    return cache_dir(directory) / f"grammars-{grammar_key(tables, language)}.far"
 
 
 def read_far(path: Path) -> dict:
@@ -72,9 +74,10 @@ def write_far(path: Path, fsts: dict) -> None:
             temp.unlink()
 
 
-def load_or_compile(tables: Tables, compile_fn, directory: str | os.PathLike | None = None) -> tuple[dict, bool]:
+def load_or_compile(tables: Tables, compile_fn, directory: str | os.PathLike | None = None,
+                    language: str = "en") -> tuple[dict, bool]:
     """The compiled FSTs from the cache, or compiled now and cached; also whether they came from the cache."""
-    path = far_path(tables, directory)
+    path = far_path(tables, directory, language)
     if path.exists():
         try:
             return read_far(path), True
@@ -88,9 +91,9 @@ def load_or_compile(tables: Tables, compile_fn, directory: str | os.PathLike | N
     return fsts, False
 
 
-def load_or_expand(tables: Tables, numbers, directory: str | os.PathLike | None = None) -> dict:
+def load_or_expand(tables: Tables, numbers, directory: str | os.PathLike | None = None, language: str = "en") -> dict:
     """The expanded small maps (input → outputs) from the JSON beside the FAR, or expanded now and saved."""
-    path = far_path(tables, directory).with_suffix(".maps.json")
+    path = far_path(tables, directory, language).with_suffix(".maps.json")
     if path.exists():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

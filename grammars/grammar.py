@@ -10,14 +10,16 @@ from collections.abc import Callable, Iterable
 from functools import cached_property
 
 from tnforge.collector import gc_paused
-from tnforge.grammars.electronic_reading import verbalize
+from tnforge.grammars.en.electronic_reading import verbalize
+from tnforge.grammars.en.letters import reading as letters_reading
+from tnforge.grammars.en.plain import reading as american_reading
 from tnforge.grammars.lattice import Lattice, TokenReadings
-from tnforge.grammars.letters import reading as letters_reading
-from tnforge.grammars.plain import reading as american_reading
 from tnforge.grammars.tables import Tables, load_tables
 from tnforge.schemas.classes import GRAMMAR_MODULES
 
-#: Semiotic class → module (under tnforge.grammars) whose `lattice(grammar, token)` gives its readings.
+#: The environment variable naming the process-wide grammar's language (`languages.resolve`).
+LANG_ENVIRONMENT = "TNFORGE_LANG"
+#: Semiotic class → module (under tnforge.grammars.en) whose `lattice(grammar, token)` gives its readings.
 CLASS_MODULES: dict[str, str] = GRAMMAR_MODULES
 
 
@@ -35,7 +37,7 @@ _ALWAYS: dict[str, frozenset[str]] = {"PLAIN": frozenset({"<self>"})}
 def normalize_reading(reading: str) -> str:
     """Collapse whitespace; decode the corpus's letter-by-letter ELECTRONIC encoding (`b_letter …`)."""
     if "_letter" in reading:
-        from tnforge.grammars.electronic import decode_letters
+        from tnforge.grammars.en.electronic import decode_letters
 
         reading = decode_letters(reading)
     return " ".join(reading.split())
@@ -49,32 +51,40 @@ class Grammar:
     """Covering grammars over one table directory, with compiled FSTs from (or into) the FAR cache."""
 
     def __init__(self, table_dir: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None,
-                 cardinal_grammar: str | os.PathLike | None = None):
-        """`cardinal_grammar`: an induced number grammar directory whose readings replace the hand-written
-        cardinals (and so the ordinals) of every class (`induced_cardinals`)."""
+                 cardinal_grammar: str | os.PathLike | None = None, lang: str | None = None,
+                 grammar_dir: str | os.PathLike | None = None):
+        """`lang`: the grammar language (`languages.resolve`: `en`, or an induced number grammar under the
+        grammars home); `grammar_dir` (alias `cardinal_grammar`): an induced number grammar directory whose
+        readings replace the hand-written cardinals (and so the ordinals) of every class (`induced_cardinals`).
+        An unknown language or a directory that is no grammar raises LanguageError (one line)."""
         from tnforge.grammars.cache import load_or_compile, load_or_expand
-        from tnforge.grammars.numbers import NumberFsts, NumberWords, compile_fsts
+        from tnforge.grammars.en.numbers import NumberFsts, NumberWords, compile_fsts
+        from tnforge.grammars.languages import resolve
 
         started = time.perf_counter()
+        self.language = resolve(lang, grammar_dir if grammar_dir is not None else cardinal_grammar)
+        #: What manifests, normalizer.json and the FAR cache keys record (`Language.identity`).
+        self.language_identity = self.language.identity
         self.tables: Tables = load_tables(table_dir)
         self.words = NumberWords(self.tables)
-        fsts, self.from_cache = load_or_compile(self.tables, lambda: compile_fsts(self.words), cache_dir)
-        if cardinal_grammar is not None:
+        fsts, self.from_cache = load_or_compile(self.tables, lambda: compile_fsts(self.words), cache_dir,
+                                                self.language_identity)
+        if self.language.directory is not None:
             from tnforge.grammars.induced_cardinals import InducedNumberFsts
 
-            self.numbers: NumberFsts = InducedNumberFsts(fsts, self.words, cardinal_grammar)
+            self.numbers: NumberFsts = InducedNumberFsts(fsts, self.words, self.language.directory)
         else:
             self.numbers = NumberFsts(fsts, self.words)
-        self.cardinal_grammar = None if cardinal_grammar is None else str(cardinal_grammar)
+        self.cardinal_grammar = None if self.language.directory is None else str(self.language.directory)
         # Part of loading: the small maps' (input → outputs) lists, expanded from the FSTs once and cached
         # beside the FAR, so number lookups are dict reads from here on.
-        self.numbers.preload(load_or_expand(self.tables, self.numbers, cache_dir))
+        self.numbers.preload(load_or_expand(self.tables, self.numbers, cache_dir, self.language_identity))
         # The latest tokens' readings, oldest dropped past TOKEN_CACHE: a reader of an endless stream of new
         # tokens keeps bounded memory, while the tokens a text repeats stay cached.
         self._cache: dict[tuple[str, str], TokenReadings] = {}
         #: Per-grammar memos of derived tables and sub-lattices (see memo.per_grammar).
         self.memos: dict[str, dict] = {}
-        self._modules = {cls: importlib.import_module(f"tnforge.grammars.{name}") for cls, name in CLASS_MODULES.items()}
+        self._modules = {cls: importlib.import_module(f"tnforge.grammars.en.{name}") for cls, name in CLASS_MODULES.items()}
         # Also part of loading: the derived tables, and what a class module prepares (date: every day and
         # month), so the first check of a token does not pay for them.
         for table in ("units", "units_folded", "unit_names", "currencies", "currency_names", "months", "weekdays", "money_scales"):
@@ -291,40 +301,57 @@ class Grammar:
 
 _default: Grammar | None = None
 _lock = threading.Lock()
-_cardinal_grammar: str | None = None
+_selected: tuple[str | None, str | None] | None = None  # (lang, grammar_dir) chosen in-process
 
 
 def default_grammar() -> Grammar:
-    """The process-wide grammar over the shipped tables (built on first use), its cardinals from the induced
-    grammar `use_cardinal_grammar` or $TNFORGE_CARDINAL_GRAMMAR names, if any."""
+    """The process-wide grammar over the shipped tables (built on first use), in the language `use_language`
+    chose, else the one $TNFORGE_LANG / $TNFORGE_GRAMMAR_DIR (or $TNFORGE_CARDINAL_GRAMMAR) name: `en` by default."""
     global _default
     if _default is None:
         with _lock:
             if _default is None:
-                _default = Grammar(cardinal_grammar=cardinal_grammar())
+                lang, directory = selected_language()
+                _default = Grammar(lang=lang, grammar_dir=directory)
     return _default
+
+
+def selected_language() -> tuple[str | None, str | None]:
+    """The (lang, grammar_dir) the process-wide grammar is built in (None, None: `en`)."""
+    from tnforge.grammars.induced_cardinals import configured
+
+    if _selected is not None:
+        return _selected
+    return os.environ.get(LANG_ENVIRONMENT) or None, configured()
 
 
 def cardinal_grammar() -> str | None:
     """The induced grammar directory the process-wide grammar takes its cardinals from (None: hand-written)."""
-    from tnforge.grammars.induced_cardinals import configured
+    from tnforge.grammars.languages import resolve
 
-    return _cardinal_grammar or configured()
+    lang, directory = selected_language()
+    found = resolve(lang, directory).directory
+    return None if found is None else str(found)
+
+
+def use_language(lang: str | None, grammar_dir: str | os.PathLike | None = None) -> None:
+    """Build the process-wide grammar in language `lang` (None: `en`) or from the induced number grammar in
+    `grammar_dir`. Checked now: an unknown language or a directory that is no grammar raises LanguageError (one
+    line). The grammar is rebuilt on its next use."""
+    global _default, _selected
+    from tnforge.grammars.languages import resolve
+
+    resolve(lang, grammar_dir)
+    with _lock:
+        _selected = None if lang is None and grammar_dir is None else (lang, None if grammar_dir is None else str(grammar_dir))
+        _default = None
 
 
 def use_cardinal_grammar(directory: str | os.PathLike | None) -> None:
     """Take the process-wide grammar's cardinals (and ordinals) from an induced number grammar directory
-    (`tnforge grammar induce`), or from the hand-written FSTs again (None). Checked now: a directory that is
-    no grammar raises InductionError (one line). The grammar is rebuilt on its next use."""
-    global _default, _cardinal_grammar
-    if directory is not None:
-        from tnforge.grammars.induction import load
-
-        load(directory)
-    with _lock:
-        _cardinal_grammar = None if directory is None else str(directory)
-        _default = None
+    (`tnforge grammar induce`), or from the hand-written FSTs again (None): `use_language(None, directory)`."""
+    use_language(None, directory)
 
 
-__all__ = ["Grammar", "default_grammar", "use_cardinal_grammar", "cardinal_grammar", "normalize_reading",
-           "CLASS_MODULES", "DETERMINISTIC"]
+__all__ = ["Grammar", "default_grammar", "use_language", "use_cardinal_grammar", "cardinal_grammar",
+           "selected_language", "normalize_reading", "CLASS_MODULES", "DETERMINISTIC", "LANG_ENVIRONMENT"]

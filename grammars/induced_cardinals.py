@@ -5,14 +5,15 @@ twenty one → twenty first) their ORDINAL one: every reading of a digit string 
 induced grammar's FST instead of the hand-written one (`numbers.py`); years, digits and the rest stay as
 they are.
 
-    from tnforge.grammars import use_cardinal_grammar, get_grammar
-    use_cardinal_grammar("grammars/en")          # the process-wide grammar: licenses(), the adapter, the CLI
+    from tnforge.grammars import use_language, get_grammar
+    use_language(None, "induced/en")             # the process-wide grammar: licenses(), the adapter, the CLI
     get_grammar().readings("2012", "CARDINAL")   # ['two thousand and twelve', 'two thousand twelve']
-    Grammar(cardinal_grammar="grammars/en")      # or one grammar object of its own
+    Grammar(grammar_dir="induced/en")            # or one grammar object of its own
+    Grammar(lang="de")                           # the directory `de` under the grammars home (`languages`)
 
-    TNFORGE_CARDINAL_GRAMMAR=grammars/en tnforge grammar coverage /data/ds    # a whole command (and local workers)
-    TNFORGE_CARDINAL_GRAMMAR=grammars/en tnforge grammar readings 2012 --class CARDINAL
-    compare(gold_rows, Grammar(), Grammar(cardinal_grammar="grammars/en"))   # per class: who licenses what
+    tnforge grammar coverage /data/ds --grammar-dir induced/en       # a whole command (and local workers)
+    TNFORGE_GRAMMAR_DIR=induced/en tnforge grammar readings 2012 --class CARDINAL
+    compare(gold_rows, Grammar(), Grammar(grammar_dir="induced/en"))   # per class: who licenses what
 
 Readings are put in the corpus's spelling: lower case, words separated by single spaces (the reference's
 "twenty-one" and "one million, two hundred thousand" become "twenty one", "one million two hundred
@@ -21,7 +22,6 @@ thousand"). A number the induced grammar refuses (past what its examples teach) 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable
@@ -29,27 +29,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.numbers import NumberFsts
+from tnforge.grammars.en.numbers import NumberFsts
 
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar
 
-#: The environment variable naming an induced grammar directory for the process-wide grammar.
-ENVIRONMENT = "TNFORGE_CARDINAL_GRAMMAR"
+#: The environment variables naming an induced grammar directory for the process-wide grammar (the second is
+#: the older name, still read).
+GRAMMAR_DIR_ENVIRONMENT, ENVIRONMENT = "TNFORGE_GRAMMAR_DIR", "TNFORGE_CARDINAL_GRAMMAR"
 _SEPARATORS = re.compile(r"[\s,\-]+")
 
 
 def corpus_spelling(reading: str) -> str:
     """A reading as the corpus writes number names: lower case, words separated by single spaces."""
     return " ".join(word for word in _SEPARATORS.split(reading.lower()) if word)
-
-
-def grammar_identity(directory: str | os.PathLike) -> str:
-    """A hash of an induced grammar directory's rules and FSTs (its part of the grammar's version)."""
-    digest = hashlib.sha256()
-    for name in ("rules.tsv", "grammar.far"):
-        digest.update((Path(directory) / name).read_bytes())
-    return digest.hexdigest()
 
 
 class InducedNumberFsts(NumberFsts):
@@ -80,9 +73,8 @@ class InducedNumberFsts(NumberFsts):
 
 
 def configured() -> str | None:
-    """The induced grammar directory the process-wide grammar uses (`use_cardinal_grammar`, else the
-    environment), or None for the hand-written cardinals."""
-    return os.environ.get(ENVIRONMENT) or None
+    """The induced grammar directory the environment names for the process-wide grammar, or None."""
+    return os.environ.get(GRAMMAR_DIR_ENVIRONMENT) or os.environ.get(ENVIRONMENT) or None
 
 
 @dataclass

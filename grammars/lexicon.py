@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tnforge.grammars.decimal import number_lattice
+from tnforge.grammars.en.decimal import number_lattice
 from tnforge.grammars.grammar import Grammar
 from tnforge.grammars.lattice import iter_strings
 

@@ -1,4 +1,4 @@
-"""The grammars' data tables: small tab-separated files under `grammars/data/`, reviewed by hand.
+"""The grammars' data tables: small tab-separated files under `grammars/en/data/`, reviewed by hand.
 
 Each non-blank line that does not start with `# ` (hash, space) is one row; columns are separated by tabs. Tables are read
 from a directory that tests (and users with their own reviewed lexicons) may replace.
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 #: Where the shipped tables live.
-DEFAULT_TABLE_DIR = Path(__file__).resolve().parent / "data"
+DEFAULT_TABLE_DIR = Path(__file__).resolve().parent / "en" / "data"
 
 #: Every table and its (minimum, maximum) number of columns.
 TABLE_COLUMNS: dict[str, tuple[int, int]] = {

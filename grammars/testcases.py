@@ -1,4 +1,4 @@
-"""The `written~spoken` test files under `grammars/tests/`: one per class, must-license and must-reject lines.
+"""The `written~spoken` test files under `grammars/en/tests/`: one per class, must-license and must-reject lines.
 
 A line `written~spoken` must be licensed, `!written~spoken` must be rejected; `# ` starts a comment. The text
 is split at the last `~`, so written tokens may contain one.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-CASES_DIR = Path(__file__).resolve().parent / "tests"
+CASES_DIR = Path(__file__).resolve().parent / "en" / "tests"
 
 
 class Case(NamedTuple):

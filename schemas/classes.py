@@ -15,7 +15,7 @@ class SemioticClass:
     """One class of the Sproat & Jaitly corpus."""
 
     name: str
-    grammar: str  # module under tnforge.grammars whose `lattice(grammar, token)` gives its readings
+    grammar: str  # module under tnforge.grammars.en whose `lattice(grammar, token)` gives its readings
     covered: bool  # the grammar really covers the corpus's readings: a hard constraint may be used
     numeric: bool  # carries numbers (coverage targets are reported for these)
 
@@ -47,7 +47,7 @@ NAMES: tuple[str, ...] = tuple(cls.name for cls in CLASSES)
 COVERED: frozenset[str] = frozenset(cls.name for cls in CLASSES if cls.covered)
 #: Classes that carry numbers, in order.
 NUMERIC: tuple[str, ...] = tuple(cls.name for cls in CLASSES if cls.numeric)
-#: Class → grammar module name (under tnforge.grammars).
+#: Class → grammar module name (under tnforge.grammars.en).
 GRAMMAR_MODULES: dict[str, str] = {cls.name: cls.grammar for cls in CLASSES}
 
 #: Joins the classes of a token the tagger is unsure about into one decoding key ("CARDINAL|DATE"): the

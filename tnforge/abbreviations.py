@@ -8,7 +8,7 @@ without a final period and lowercased, it is in `ABBREVIATIONS` and it is writte
 capital (`St`, `st`; not `ST`, which may be letters); its reading is the first when the next token starts
 with a capital letter (a name follows: "St John", "Dr Smith", "Mt Hood") and the second otherwise ("Baker
 St", "Mulholland Dr"). `Mrs`, `Ms` and `No` are left out: the corpus reads "mrs" and "No" as written.
-Every reading here is one the covering grammar's PLAIN table licenses (`grammars/data/plain.tsv`).
+Every reading here is one the covering grammar's PLAIN table licenses (`grammars/en/data/plain.tsv`).
 """
 
 from __future__ import annotations

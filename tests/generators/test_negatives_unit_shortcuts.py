@@ -1,6 +1,6 @@
 """Shortcuts inside the negatives' work units give what the plain forms give: a unit's positives read by one
 Arrow sort (`negative_units._positives`), readings hashed from Arrow's bytes (`pair_keys`), the currency symbols
-a money token can start or end with found by lookups (`grammars/money.py`)."""
+a money token can start or end with found by lookups (`grammars/en/money.py`)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_hashes_from_arrow_bytes_are_the_stable_hashes(corpus):
 def test_currency_symbols_at_the_ends_are_the_scans_choices(corpus):
     pytest.importorskip("pynini")
     from tnforge.grammars import get_grammar
-    from tnforge.grammars.money import _symbols, _symbols_at_ends
+    from tnforge.grammars.en.money import _symbols, _symbols_at_ends
 
     g = get_grammar()
     symbols = [s for s, _ in _symbols(g)]

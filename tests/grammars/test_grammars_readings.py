@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tnforge.grammars.electronic_reading import encode_letters, spoken_words, verbalize
+from tnforge.grammars.en.electronic_reading import encode_letters, spoken_words, verbalize
 
 
 def _rows(path, cls):
@@ -47,7 +47,7 @@ def test_verbalizer_rules(token, words):
 
 
 def test_encoding_is_the_corpus_one():
-    from tnforge.grammars.electronic import decode_letters
+    from tnforge.grammars.en.electronic import decode_letters
 
     assert encode_letters("ba dot n s") == "b_letter a_letter dot n_letter  _letter s_letter"
     assert decode_letters(encode_letters("h t t p colon slash slash w w w dot a dot com")) == \
@@ -57,7 +57,7 @@ def test_encoding_is_the_corpus_one():
 
 
 def test_letters_reading_follows_the_corpus(shared_tsv):
-    from tnforge.grammars.letters import reading
+    from tnforge.grammars.en.letters import reading
 
     rows = list(_rows(shared_tsv, "LETTERS"))
     wrong = [(before, after) for before, after in rows if reading(before) != after]
@@ -115,7 +115,7 @@ def test_raw_text_takes_the_grammars_one_reading(tmp_path):
     ("science", None), ("contour", None), ("Paris", None), ("x-ray", None),
 ])
 def test_plain_reading_writes_the_corpuss_american_spellings(token, american):
-    from tnforge.grammars.plain import reading
+    from tnforge.grammars.en.plain import reading
 
     assert reading(token) == american
 
@@ -123,7 +123,7 @@ def test_plain_reading_writes_the_corpuss_american_spellings(token, american):
 def test_plain_reading_against_the_shared_sample(shared_tsv):
     """Rules read off British words of the sample's train split: every word they rewrite, as the corpus
     does, but three proper nouns and a "synagogues" the corpus left British (docs/grammars.md in git history)."""
-    from tnforge.grammars.plain import reading
+    from tnforge.grammars.en.plain import reading
 
     rewritten = [(before, after) for before, after in _rows(shared_tsv, "PLAIN") if reading(before) is not None]
     wrong = sorted({before for before, after in rewritten if reading(before) != after})

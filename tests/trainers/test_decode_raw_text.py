@@ -376,7 +376,7 @@ def test_live_standard_input_gets_each_answer_before_the_next_line(tiny):
 
 def test_speech_turns_the_corpus_letter_spelling_into_words():
     """`normalize` writes URLs as a speech engine says them; `--corpus-letters` keeps the corpus's spelling."""
-    from tnforge.grammars.electronic_reading import verbalize
+    from tnforge.grammars.en.electronic_reading import verbalize
     from tnforge.trainers.decoding.raw_text import SentenceReading, reading_table
     url = verbalize("Battle.net")
     assert url.startswith("b_letter a_letter t_letter")

@@ -87,7 +87,7 @@ def learn_lexicon(source: str, out: str, min_count: int, include_all: bool) -> N
     """Derive candidate unit and currency entries from the MEASURE and MONEY pairs of DIR, for review.
 
     Each row: table, symbol, spoken form, singular/plural, count, covered. Reviewed rows go into
-    grammars/data/units.tsv or currencies.tsv (which the grammars load).
+    grammars/en/data/units.tsv or currencies.tsv (which the grammars load).
 
     Example: tnforge grammar learn-lexicon /data/ds --out candidates.tsv
     """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import clean, ordinal_strings, roman_value
+from tnforge.grammars.en.cardinal import clean, ordinal_strings, roman_value
 from tnforge.grammars.lattice import Lattice, cat, words
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import digit_path
+from tnforge.grammars.en.cardinal import digit_path
 from tnforge.grammars.lattice import Lattice
 
 if TYPE_CHECKING:

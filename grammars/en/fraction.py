@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import cardinal_strings, clean, ordinal_strings
+from tnforge.grammars.en.cardinal import cardinal_strings, clean, ordinal_strings
+from tnforge.grammars.en.numbers import plural
 from tnforge.grammars.lattice import Lattice, alt, cat, words
-from tnforge.grammars.numbers import plural
 
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from tnforge.grammars.plain import reading as american
+from tnforge.grammars.en.plain import reading as american
 from tnforge.letter_spelling import encode_letters
 
 _PIECE = re.compile(r"[^\W\d_]+|\d+|\S", re.UNICODE)

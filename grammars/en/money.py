@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import cardinal_strings, clean, decimal_lattice
+from tnforge.grammars.en.cardinal import cardinal_strings, clean, decimal_lattice
 from tnforge.grammars.lattice import Lattice, alt, cat, words
 from tnforge.grammars.memo import per_grammar
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import cardinal_strings, digit_path
+from tnforge.grammars.en.cardinal import cardinal_strings, digit_path
 from tnforge.grammars.lattice import Lattice, WordSet, path_strings
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import cardinal_strings, digit_path
+from tnforge.grammars.en.cardinal import cardinal_strings, digit_path
 from tnforge.grammars.lattice import Lattice, alt, cat, words
 
 if TYPE_CHECKING:

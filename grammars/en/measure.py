@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import clean
-from tnforge.grammars.decimal import number_lattice
-from tnforge.grammars.fraction import VULGAR, fraction_lattice
+from tnforge.grammars.en.cardinal import clean
+from tnforge.grammars.en.decimal import number_lattice
+from tnforge.grammars.en.fraction import VULGAR, fraction_lattice
 from tnforge.grammars.lattice import Lattice, alt, cat, words
 from tnforge.grammars.memo import per_grammar
 

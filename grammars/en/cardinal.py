@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from tnforge.grammars.en.numbers import integer_digits
 from tnforge.grammars.lattice import Lattice, alt, cat, words
-from tnforge.grammars.numbers import integer_digits
 
 if TYPE_CHECKING:
     from tnforge.grammars.grammar import Grammar

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import cardinal_strings, digit_path
-from tnforge.grammars.electronic_reading import NAMES, spoken_words, verbalize
+from tnforge.grammars.en.cardinal import cardinal_strings, digit_path
+from tnforge.grammars.en.electronic_reading import NAMES, spoken_words, verbalize
 from tnforge.grammars.lattice import Lattice, TokenReadings, alt, cat, words
 from tnforge.letter_spelling import decode_letters, encode_letters
 
@@ -25,7 +25,7 @@ _PIECE = re.compile(r"[A-Za-z]+|\d+|.", re.UNICODE)
 
 def _letters(run: str) -> tuple[str, ...]:
     """A run of letters read as a word, spelled, or spelled then a word (USATODAY → u s a today)."""
-    from tnforge.grammars.plain import american
+    from tnforge.grammars.en.plain import american
 
     lower = run.lower()
     choices = [lower, " ".join(lower), *sorted(american(lower))]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tnforge.grammars.cardinal import clean, decimal_lattice, range_lattice
+from tnforge.grammars.en.cardinal import clean, decimal_lattice, range_lattice
 from tnforge.grammars.lattice import Lattice, cat, words
 
 if TYPE_CHECKING:
