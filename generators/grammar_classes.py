@@ -25,7 +25,7 @@ class GrammarClasses:
     def _load(self) -> None:
         judge, reason = adapter.judge(None)
         self._judge = judge or (lambda items: [None] * len(items))
-        self.note = f"covering grammar {adapter.version()}" if judge is not None else reason
+        self.note = f"covering grammar {adapter.language()} {adapter.version()}" if judge is not None else reason
 
     def __call__(self, before: str, reading: str) -> list[str]:
         if self._judge is None:

@@ -20,6 +20,11 @@ def grammar_available() -> bool:
     return adapter.available()
 
 
+def grammar_language() -> str:
+    """The judging grammar's language (`adapter.language`: `en` unless --lang / --grammar-dir chose another)."""
+    return adapter.language()
+
+
 def grammar_version() -> str:
     """Which covering grammar judges (`adapter.version`: its sources, tables and pynini version, hashed)."""
     return adapter.version()

@@ -70,6 +70,13 @@ def language() -> str:
     return resolve(*selected_language()).code
 
 
+def use_language(lang: str | None) -> None:
+    """Build the process-wide grammar in `lang` (LanguageError, a ValueError, in one line when there is none)."""
+    from tnforge.grammars.grammar import use_language as use
+
+    use(lang)
+
+
 def available() -> bool:
     """Whether the covering grammar can be used here."""
     return unavailable_reason() is None

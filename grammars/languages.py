@@ -68,7 +68,7 @@ def resolve(lang: str | None = None, grammar_dir: str | os.PathLike | None = Non
     if grammar_dir is not None:
         directory = Path(grammar_dir)
         if not directory.is_dir():
-            raise LanguageError(f"{directory}: no grammar directory there (make one with `tnforge grammar induce "
+            raise LanguageError(f"{directory}: no grammar directory there (make one with `tnforge grammar induce --examples "
                                 f"EXAMPLES --lang LANG --out {directory}`)")
         recorded = _directory_language(directory)
         if lang is not None and lang != recorded:
@@ -81,15 +81,15 @@ def resolve(lang: str | None = None, grammar_dir: str | os.PathLike | None = Non
     directory = grammars_home() / lang
     if not directory.is_dir():
         raise LanguageError(f"no grammar for language {lang!r}: {directory} does not exist (make it with `tnforge "
-                            f"grammar induce EXAMPLES --lang {lang} --out {directory}`, or name a directory with "
+                            f"grammar induce --examples EXAMPLES --lang {lang} --out {directory}`, or name one with "
                             "--grammar-dir)")
     _directory_language(directory)
     return Language(lang, directory)
 
 
-def recorded(record: dict | None) -> str:
-    """The grammar language a manifest section or `normalizer.json` records (`en` when it records none)."""
-    return str((record or {}).get("grammar_language") or DEFAULT)
+def recorded(value: str | None) -> str:
+    """The grammar language a manifest or `normalizer.json` records (`en` for one written before it did)."""
+    return str(value or DEFAULT)
 
 
 __all__ = ["DEFAULT", "HOME_ENVIRONMENT", "Language", "LanguageError", "grammars_home", "recorded", "resolve"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 
 from tnforge import __version__, schemas
+from tnforge.grammars.adapter import language
 from tnforge.manifest import mark_complete
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.progress import folded
@@ -83,6 +84,7 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
         },
         "rejects_by_reason": dict(sorted(rejects.items())),
         "datasets": datasets,
+        "grammar_language": language(),  # the covering grammar's (class inference); old manifests: "en"
     }
     if inference:
         manifest["class_inference"] = inference

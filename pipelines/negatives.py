@@ -40,7 +40,7 @@ from tnforge.filesystems import (
     remove_temporaries,
 )
 from tnforge.generators.input_negatives import GENERATOR_VERSION, Settings
-from tnforge.generators.licensing import grammar_version, resolve_grammar
+from tnforge.generators.licensing import grammar_language, grammar_version, resolve_grammar
 from tnforge.generators.negative_context import assemble_context
 from tnforge.generators.negative_sampling import DEFAULT_CAP
 from tnforge.manifest import SCRATCH, require_complete, require_dataset, update_section, write_manifest
@@ -227,6 +227,7 @@ def run_negatives(
         "shards": shards,
         "grammar": use_grammar,
         "grammar_version": grammar_version() if use_grammar else None,  # which grammar decided `licensed`
+        "grammar_language": grammar_language() if use_grammar else None,  # old manifests without it: "en"
         "trivial": trivial,
         "topk_from": str(topk_from) if topk_from else None,
         "generator_version": GENERATOR_VERSION,

@@ -50,10 +50,10 @@ def _sha256(path: Path) -> str:
 def assemble(model: str | os.PathLike, tagger: str | os.PathLike, out: str | os.PathLike,
              grammar_version: str | None, confidence: float = CONFIDENCE, threshold: float = THRESHOLD,
              overwrite: bool = False, card: Callable[[Path, dict[str, Any]], dict[str, Any]] | None = None,
-             ) -> tuple[Path, list[str]]:
+             grammar_language: str = "en") -> tuple[Path, list[str]]:
     """Copy a decoder run's checkpoint and a tagger run into `out` and write the manifest; (out, notes for the
     user). `grammar_version`: the covering grammar's version (`grammars.adapter.version`) when it guards the
-    readings, None when it does not. `card(out, manifest)` writes the model card and returns its facts (kept
+    readings, None when it does not; `grammar_language` its language. `card(out, manifest)` writes the model card and returns its facts (kept
     under `card` in the manifest). ValueError (one line) when a part is not what it should be or `out`
     holds something else. Called by `tnforge.Normalizer.save`, the one way to write a normalizer."""
     import tnforge
@@ -97,7 +97,7 @@ def assemble(model: str | os.PathLike, tagger: str | os.PathLike, out: str | os.
                    "features_version": tagged.description.get("features_version"),
                    "xgboost": tagged.description.get("xgboost"), "calibrated": tagged.calibrated,
                    "temperature": tagged.temperature, "from": str(tagger_dir.resolve())},
-        "grammar": {"enabled": grammar_version is not None, "version": grammar_version},
+        "grammar": {"enabled": grammar_version is not None, "version": grammar_version, "language": grammar_language},
         "routing": {"confidence": confidence, "threshold": threshold},
     }
     if card is not None:

@@ -336,3 +336,4 @@ def test_the_manifest_names_the_grammar_that_judged(bundled_build):
     negatives = json.loads((bundled_build / "manifest.json").read_text())["negatives"]
     assert negatives["grammar"] is True and negatives["grammar_version"] == adapter.version()
     assert len(negatives["grammar_version"]) == 20
+    assert negatives["grammar_language"] == adapter.language() == "en"

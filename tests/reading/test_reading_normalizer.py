@@ -129,8 +129,12 @@ def test_save_writes_a_model_card_and_loads_back_the_same(safe_models, normalize
     assert manifest["card"]["guarded"] and manifest["card"]["versions"]["grammar"] == manifest["grammar"]["version"]
     assert manifest["card"]["model"]["dev"] and "Model, dev" in card and "none recorded" not in card.split("Tagger")[0]
     assert manifest["card"]["training_data"]["found"] and "Licence of the data" in card
+    assert manifest["grammar"]["language"] == "en"
     again = Normalizer.load(saved, "cpu")
-    assert again.normalize_batch(TEXTS) == normalizer.normalize_batch(TEXTS)
+    assert again.normalize_batch(TEXTS) == normalizer.normalize_batch(TEXTS) and again.grammar_language == "en"
+    del manifest["grammar"]["language"]  # a normalizer saved before the language was recorded reads as English
+    (saved / "normalizer.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert Normalizer.load(saved, "cpu").grammar_language == "en"
     with pytest.raises(ValueError, match="not empty"):
         normalizer.save(tmp_path / "n")
     with pytest.raises(ValueError, match="own parts"):

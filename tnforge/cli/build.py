@@ -68,6 +68,7 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
 @click.option("--grammar/--no-grammar", default=N.grammar,
               help="Judge generated negatives with the covering grammar (default: when pynini is installed).")
 @click.pass_context
+@common.grammar_language
 def build(ctx: click.Context, inputs: tuple[str, ...], workers: int | None, overwrite: bool, validate: bool,
           negatives: tuple[str, ...], ratio: float | None, topk_from: str | None, grammar: bool | None,
           **options: Any) -> None:

@@ -226,6 +226,40 @@ def load_tagger(path: str) -> Any:
     return load(path)
 
 
+def use_grammar_language(lang: str | None, grammar_dir: str | None) -> None:
+    """--lang / --grammar-dir: the covering grammar's language for this process and its local workers (their
+    environment); an unknown language or a directory that is no grammar is one line."""
+    if lang is None and grammar_dir is None:
+        return
+    from tnforge.grammars import use_language
+    from tnforge.grammars.languages import LanguageError
+
+    try:
+        use_language(lang, grammar_dir)
+    except LanguageError as error:
+        raise click.ClickException(f"{'--grammar-dir' if grammar_dir else '--lang'}: {error}") from error
+    for name, value in (("TNFORGE_LANG", lang), ("TNFORGE_GRAMMAR_DIR", grammar_dir and os.path.abspath(grammar_dir)),
+                        ("TNFORGE_CARDINAL_GRAMMAR", None)):
+        if value:
+            os.environ[name] = value
+        else:
+            os.environ.pop(name, None)
+
+
+def grammar_language(function: Callable) -> Callable:
+    """--lang and --grammar-dir on a command that uses the covering grammar (`use_grammar_language`)."""
+    @functools.wraps(function)
+    def wrapper(*args: Any, lang: str | None = None, grammar_dir: str | None = None, **kwargs: Any) -> Any:
+        use_grammar_language(lang, grammar_dir)
+        return function(*args, **kwargs)
+
+    return option_group(
+        click.option("--lang", default=None, help="The covering grammar's language (default: en; another: an "
+                     "induced number grammar under $TNFORGE_GRAMMARS or ~/.local/share/tnforge/grammars)."),
+        click.option("--grammar-dir", default=None, type=click.Path(file_okay=False),
+                     help="An induced number grammar directory (`tnforge grammar induce`) for the cardinals."))(wrapper)
+
+
 @contextmanager
 def grammar_errors(option: str) -> Iterator[None]:
     """The covering grammar asked for but missing (`GrammarUnavailable`) as a click error on `option`."""

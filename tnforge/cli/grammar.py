@@ -32,7 +32,8 @@ def grammar() -> None:
 @click.option("--class", "cls", type=click.Choice(_CLASSES), default=None, help="Semiotic class (default: all).")
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many readings.")
 @click.option("--check", default=None, help="Only say whether this reading is licensed (exit status 1 if not).")
-@common.click_errors()  # $TNFORGE_CARDINAL_GRAMMAR naming no induced grammar: one line
+@common.click_errors()  # $TNFORGE_LANG naming no grammar: one line
+@common.grammar_language
 def readings(token: str, cls: str | None, limit: int, check: str | None) -> None:
     """Print the licensed readings of TOKEN, one a line.
 
@@ -57,6 +58,7 @@ def readings(token: str, cls: str | None, limit: int, check: str | None) -> None
 @click.option("--misses", type=click.IntRange(min=0), default=10, show_default=True, help="Misses listed per class.")
 @click.option("--class", "classes", multiple=True, type=click.Choice(_CLASSES), help="Only these classes (repeatable).")
 @common.click_errors()  # no dataset, no corpus file: one line
+@common.grammar_language
 def coverage(source: str, misses: int, classes: tuple[str, ...]) -> None:
     """Per class: share of gold readings the grammar licenses, mean readings per token, and the misses.
 
@@ -83,6 +85,7 @@ def coverage(source: str, misses: int, classes: tuple[str, ...]) -> None:
 @click.option("--all/--uncovered", "include_all", default=False, show_default=True,
               help="Write every candidate, or only those the tables do not cover yet.")
 @common.click_errors()
+@common.grammar_language
 def learn_lexicon(source: str, out: str, min_count: int, include_all: bool) -> None:
     """Derive candidate unit and currency entries from the MEASURE and MONEY pairs of DIR, for review.
 

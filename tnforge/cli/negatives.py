@@ -36,6 +36,7 @@ N = NegativesConfig()
                    "(1.7–1.9 GB in all with 2 at 10M tokens; a small build runs in process). The files are the same "
                    "for any count.")
 @click.pass_context
+@common.grammar_language
 def negatives(ctx: click.Context, directory: str, kinds: str, ratio: float | None, cap: int, topk_from: str | None,
               grammar: bool | None, trivial: bool, seed: int | None, shards: int, units: int, workers: int) -> None:
     """Generate labelled pairs for the dual encoders in a dataset directory DIR.

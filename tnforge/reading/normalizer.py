@@ -69,6 +69,7 @@ class Normalizer:
     punctuation: Punctuation = "drop"
     lexicon: dict[str, Entry] = field(default_factory=dict)
     grammar_version: str | None = None
+    grammar_language: str = "en"  # the covering grammar's language (normalizers saved before it was recorded: en)
     covered: frozenset[str] = frozenset()  # the classes the grammar covers
     constraint_note: str = "unconstrained"  # what constrains the decoding, in words
     sources: Sources | None = None
@@ -138,7 +139,8 @@ class Normalizer:
         root = Path(path)
         sources = Sources(root / MODEL_FILE, root / TAGGER_DIR, parts.manifest, root)  # hashed once, in open_normalizer
         return cls(parts.loaded, parts.tagger, family=sources.manifest["model"]["family"], confidence=parts.confidence, threshold=parts.threshold,
-                   grammar_version=parts.grammar_version, sources=sources)
+                   grammar_version=parts.grammar_version, sources=sources,
+                   grammar_language=str(parts.manifest["grammar"].get("language") or "en"))
 
     @classmethod
     def _from_runs(cls, path: str | os.PathLike, tagger: str | os.PathLike | None, device: Any, guard: bool,
@@ -163,14 +165,17 @@ class Normalizer:
         from tnforge.trainers.normalizer_run import grammar_note
 
         try:
+            assembled_in = self.grammar_language if self.sources is not None and self.sources.manifest else None
+            if assembled_in is not None and adapter.language() != assembled_in:  # the language it was assembled in
+                adapter.use_language(assembled_in)
             self.reading_words, self.covered = adapter.reading_words()
             self.judge = adapter.judge(True)[0]
             now = adapter.version()
-        except adapter.GrammarUnavailable as error:
+        except (adapter.GrammarUnavailable, ValueError) as error:
             raise ValueError(f"{path}: {error}") from error
         if self.grammar_version is not None and (note := grammar_note(path, self.grammar_version, now)):
             self.notes.append(note)
-        self.grammar_version = now
+        self.grammar_version, self.grammar_language = now, adapter.language()
 
     def _warn_unguarded(self, path: str | os.PathLike) -> None:
         self.reading_words = self.judge = None
@@ -335,7 +340,8 @@ class Normalizer:
         written, notes = assemble(self.sources.model, self.sources.tagger, out, self.grammar_version,
                                   self.confidence if self.confidence is not None else 0.0, self.threshold,
                                   overwrite, card=lambda root, manifest: write_card(
-                                      root, manifest, getattr(self.tagger, "description", {}) or {}))
+                                      root, manifest, getattr(self.tagger, "description", {}) or {}),
+                                  grammar_language=self.grammar_language)
         return written, notes
 
 
