@@ -54,6 +54,7 @@ def test_exact_counts(request, sample):
     records, sentences = EXACT[sample]
     assert manifest["accounting"]["input_records"] == records
     assert manifest["accounting"]["reconciles"]
+    assert manifest["grammar_language"] == "en"  # the covering grammar's language (class inference)
     if sentences is not None:
         assert tuple(manifest["splits"][s]["sentences"] for s in schemas.SPLITS) == sentences
     for name in ("examples", "sentences", "positive_pairs"):

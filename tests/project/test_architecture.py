@@ -184,7 +184,7 @@ def test_the_family_registry_names_its_code_lazily():
 def test_every_package_folder_is_installed(tmp_path: Path) -> None:
     """A wheel (not only an editable install) carries every sub-package, found by setup.py (no list to edit
     when a family or generator folder is added): every folder with an `__init__.py` under the wings, and its
-    registration modules."""
+    registration modules, and the grammars' data files."""
     import shutil
     import subprocess
     import sys
@@ -206,3 +206,7 @@ def test_every_package_folder_is_installed(tmp_path: Path) -> None:
     families = {"/".join(["tnforge", "trainers", *path.relative_to(ROOT / "trainers").parts])
                 for path in (ROOT / "trainers").glob("*/family.py")}
     assert families and families <= names, sorted(families - names)
+    # Package data: each language's grammar tables and test cases (grammars/en/data/*.tsv, en/tests/*.txt).
+    data = {"/".join(["tnforge", "grammars", *path.relative_to(ROOT / "grammars").parts])
+            for pattern in ("*/data/*.tsv", "*/tests/*.txt") for path in (ROOT / "grammars").glob(pattern)}
+    assert data and data <= names, sorted(data - names)

@@ -111,11 +111,16 @@ _ITEMS = common.option_group(click.argument("directory", metavar="GRAMMAR_DIR"),
 @grammar.command()
 @click.option("--examples", required=True, type=click.Path(dir_okay=False), help="NUMBER<TAB>VERBALIZATION pairs.")
 @click.option("--lang", required=True, help="Language code, recorded in the grammar.")
-@click.option("--out", required=True, type=click.Path(file_okay=False), help="The grammar directory to write.")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="The grammar directory to write [default: LANG under $TNFORGE_GRAMMARS or ~/.local/share/tnforge/grammars].")
 @click.option("--allomorph-text", default=None, type=click.Path(dir_okay=False), help="Number names, one a line, for the allomorph model.")
 @common.click_errors()
-def induce(examples: str, lang: str, out: str, allomorph_text: str | None) -> None:
-    """Learn a number grammar from ~300 examples (Gorman & Sproat 2016): rules.tsv, grammar.far, manifest."""
+def induce(examples: str, lang: str, out: str | None, allomorph_text: str | None) -> None:
+    """Learn a number grammar from ~300 examples (Gorman & Sproat 2016): rules.tsv, grammar.far, manifest.
+    By default it is written where `--lang LANG` finds it."""
+    from tnforge.grammars.languages import grammars_home
+
+    out = out or str(grammars_home() / lang)
     click.echo("\n".join(batch.induce_directory(examples, lang, out, allomorph_text)), err=True)
 
 
