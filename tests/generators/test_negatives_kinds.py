@@ -5,8 +5,8 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from tnforge.cli import cli
-from tnforge.generators import trivial_confusions
 from tnforge.generators import negatives as registry
+from tnforge.generators import trivial_confusions
 from tnforge.generators.negative_sampling import DEFAULT_CAP
 from tnforge.pipelines import negatives as negatives_pipeline
 from tnforge.schemas import negative_kinds as nk
