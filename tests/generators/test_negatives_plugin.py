@@ -10,13 +10,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from click.testing import CliRunner
 
+from tests.support.negatives_reference import REFERENCE, chunk_pairs, plugin_pairs
 from tnforge import datasets
 from tnforge.cli import cli
 from tnforge.generators import negatives as registry
+from tnforge.generators.input_negatives import Positive, Settings
+from tnforge.generators.negative_context import build_context
+from tnforge.gold_pairs import read_corpus_pairs
+from tnforge.hashing import stable_hash64
 
 TOY = '''
 from tnforge.generators.negatives import register_generator
@@ -24,11 +30,12 @@ from tnforge.generators.negatives import register_generator
 
 @register_generator("doubled", subtypes=("doubled", "reversed"), regenerated=False)
 def propose(before, reading, semiotic_class, base):
-    """Its words reversed (two words or more), then the reading said twice."""
+    """Its words reversed (two words or more), the reading said twice, then a hashed number appended."""
     words = reading.split()
     if len(words) > 1 and words[::-1] != words:
         yield " ".join(words[::-1]), "reversed"
     yield f"{reading} {reading}", "doubled"
+    yield f"{reading} {base % 1000}", "doubled"
 '''
 
 
@@ -38,8 +45,10 @@ def toy(tmp_path, monkeypatch) -> Path:
     module = tmp_path / "plugin" / "toy_negatives.py"
     module.parent.mkdir()
     module.write_text(TOY)
-    monkeypatch.setenv("TNFORGE_PLUGINS", str(module))
+    registry.registered()  # the built-ins discovered first, so the restored registry holds them
     monkeypatch.setattr(registry, "_GENERATORS", dict(registry._GENERATORS))
+    monkeypatch.delitem(sys.modules, "toy_negatives", raising=False)  # imported afresh, so it registers here
+    monkeypatch.setenv("TNFORGE_PLUGINS", str(module))
     return module
 
 
@@ -84,3 +93,30 @@ def test_the_plugin_writes_valid_pairs(toy, tmp_path, shared_tsv):
     assert {p.relative_to(again): p.read_bytes() for p in sorted((again / "pairs").rglob("*.parquet"))} == first
     checked = CliRunner().invoke(cli, ["validate", str(root), "--only", "pairs", "--no-docs", "-q"])
     assert checked.exit_code == 0, checked.output
+
+
+def test_the_oracle_follows_the_registry(toy, shared_tsv):
+    """Every built-in has its reference streams; the plug-in's rows are its reference's (`plugin_pairs`) on
+    the sample's real pairs, alone and beside the built-ins' (its candidates come after theirs)."""
+    generators = registry.registered()
+    assert {k for k, g in generators.items() if g.propose is None} == set(REFERENCE)
+    assert all(len(REFERENCE[k]) == len(g.streams) for k, g in generators.items() if g.propose is None)
+    found: dict[str, list[Positive]] = {}
+    for cls, before, after, _ in list(read_corpus_pairs(shared_tsv))[:4000]:
+        found.setdefault(before, []).append(Positive("train", cls, after, stable_hash64(cls, before, after)))
+    positives = {b: list({p.after: p for p in ps}.values()) for b, ps in found.items()}
+    table = pa.table({"key": pa.array([p.key for ps in positives.values() for p in ps], pa.uint64()),
+                      "split": ["train"] * sum(map(len, positives.values())),
+                      "class": [p.semiotic_class for ps in positives.values() for p in ps],
+                      "before": [b for b, ps in positives.items() for _ in ps],
+                      "after": [p.after for ps in positives.values() for p in ps]})
+    context = build_context([table], seed=7)["train"]
+    inputs = sorted(positives)
+    settings = Settings(frozenset({"doubled"}), None, 5, 7)
+    made, _ = chunk_pairs(inputs, positives, {}, {"train": context}, settings)
+    expected = [row for before in inputs for row in plugin_pairs("doubled", before, positives[before], 7, 5)]
+    assert sorted(row for row in made if row[4] == 0) == sorted(expected)
+    assert {row[6] for row in expected} == {"doubled", "reversed"}
+    beside, _ = chunk_pairs(inputs, positives, {}, {"train": context},
+                            Settings(frozenset({"synthetic", "doubled"}), 3, 100, 7))
+    assert {row[5] for row in beside if row[4] == 0} <= {"synthetic", "doubled"}
