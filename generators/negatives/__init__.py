@@ -6,9 +6,10 @@ adversarial loop and validation's ratio checks all read `registered()`; adding a
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tnforge.errors import TnforgeError
 from tnforge.schemas.negative_kinds import KINDS
@@ -51,8 +52,9 @@ def register_generator(kind: str, *, subtypes: Sequence[str], needs: Iterable[st
                        streams: Sequence[int] = ()) -> Callable[[Propose], Propose]:
     """Register the generator of `kind` (at import); used as a decorator, the function is its `propose`."""
     found = _GENERATORS.get(kind)
+    caller = inspect.currentframe().f_back  # the registering module, to tell a re-import from a second kind
     entry = Generator(kind, tuple(subtypes), frozenset(needs), default, budgeted, regenerated, tuple(streams),
-                      found.propose if found else None, _caller())
+                      found.propose if found else None, str(caller.f_globals.get("__name__", "")) if caller else "")
     if found and found.module != entry.module:
         raise GeneratorError(f"negative kind {kind!r} is registered twice ({found.module}, {entry.module})")
     if not kind or "," in kind or kind != kind.strip():
@@ -60,16 +62,10 @@ def register_generator(kind: str, *, subtypes: Sequence[str], needs: Iterable[st
     _GENERATORS[kind] = entry
 
     def decorate(propose: Propose) -> Propose:
-        _GENERATORS[kind] = Generator(**{**entry.__dict__, "propose": propose})
+        _GENERATORS[kind] = replace(entry, propose=propose)
         return propose
 
     return decorate
-
-
-def _caller() -> str:
-    import sys
-
-    return str(sys._getframe(2).f_globals.get("__name__", ""))
 
 
 def registered() -> dict[str, Generator]:
