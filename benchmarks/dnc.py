@@ -117,7 +117,7 @@ def evaluate_run(run: Path, data: Path, split: str, out: Path, beam: int) -> dic
 
 def run_facts(run: Path) -> dict:
     """Training figures of a run: steps, seconds, its dev learning curve (non-trivial accuracy per eval)."""
-    from tnforge.trainers.checkpoints import LAST, read_payload
+    from tnforge.trainers.training.checkpoints import LAST, read_payload
 
     metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     dev = [m for m in metrics if m["event"] == "dev"]

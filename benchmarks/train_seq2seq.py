@@ -51,12 +51,12 @@ def main() -> None:
     import torch
 
     from tnforge.grammars import adapter
-    from tnforge.trainers.devices import resolve_device
     from tnforge.trainers.evaluation.accuracy import evaluate, write_report
     from tnforge.trainers.evaluation.decoded import decode_predictions
     from tnforge.trainers.families import load
     from tnforge.trainers.kernel.examples import example_files
     from tnforge.trainers.seq2seq.train import Seq2SeqTrainConfig, train
+    from tnforge.trainers.training.devices import resolve_device
 
     data, run = args.work / "dataset", args.work / "run"
     load_before = os.getloadavg()[0]

@@ -64,8 +64,8 @@ def flops_per_example(data: Path, size: str) -> float:
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
-    from tnforge.trainers.distributed import ProcessGroup
     from tnforge.trainers.seq2seq.train import Seq2SeqTask, Seq2SeqTrainConfig
+    from tnforge.trainers.training.distributed import ProcessGroup
 
     task = Seq2SeqTask(Seq2SeqTrainConfig(data=str(data), out="", device="cpu", size=size, progress=False))
     task.setup(ProcessGroup(), None)  # resolves the size's network

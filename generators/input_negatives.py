@@ -36,6 +36,7 @@ from tnforge.generators.edit_arrays import (
 )
 from tnforge.generators.negative_context import SplitContext, context_for
 from tnforge.generators.negative_sampling import take
+from tnforge.generators.negatives import BUILTIN_STREAMS, Generator, plugin_streams
 from tnforge.generators.pair_keys import column_hashes, text_hash64, text_hashes
 from tnforge.generators.topk import Hypothesis, topk_candidates
 from tnforge.generators.trivial_confusions import trivial_list
@@ -46,8 +47,9 @@ from tnforge.schemas.negative_kinds import CLASS, GLOBAL, RANDOM, SYNTHETIC, TOP
 
 GENERATOR_VERSION = "negatives-2"
 
-#: Candidate streams of a positive, in priority order.
-TRIVIAL_STREAM, UNREAD_STREAM, MEANING, SUFFIX, GENERIC, WITHIN_CLASS, GLOBAL_DRAW = range(7)
+#: Candidate streams of a positive, in priority order (the built-in generators'; plug-ins' follow, see
+#: `generators.negatives.plugin_streams`).
+TRIVIAL_STREAM, UNREAD_STREAM, MEANING, SUFFIX, GENERIC, WITHIN_CLASS, GLOBAL_DRAW = range(BUILTIN_STREAMS)
 #: Spare candidates proposed beyond the first places (they fill a positive's shortfalls, from repeats and
 #: forbidden readings): by each synthetic stream when there are no random draws, else by the global draws only.
 SPARES = 2
@@ -338,6 +340,20 @@ def _random(chunk: _Chunk, shares: dict[int, np.ndarray], bases: np.ndarray, car
                   np.full(len(row), chunk.label_code(RANDOM, subtype)), _pool_hashes(context)[index])
 
 
+def _plugin(chunk: _Chunk, stream: int, generator: Generator, bases: np.ndarray, wanted: np.ndarray) -> None:
+    """A plug-in generator's candidates for every positive, after the built-in streams': its first `wanted`
+    are first places (it shares each positive's budget with the kinds chosen with it)."""
+    salt = stable_hash64(generator.kind)
+    found = [(i, rank, reading, chunk.label_code(generator.kind, subtype))
+             for i, (_, _, before, positive) in enumerate(chunk.positives)
+             for rank, (reading, subtype) in enumerate(generator.propose(
+                 before, positive.after, positive.semiotic_class, int(mix64(bases[i:i + 1] ^ np.uint64(salt))[0])))]
+    if found:
+        pos, rank, values, labels = zip(*found, strict=True)
+        chunk.add(np.array(pos, dtype=np.int64), stream, np.array(rank, dtype=np.int64), wanted,
+                  pa.array(values, pa.string()), np.array(labels, dtype=np.int64))
+
+
 def _select(chunk: _Chunk, wanted: np.ndarray) -> pa.Table:
     """The negatives kept: per (input, split) group, the first occurrence of each reading in (positive,
     tier, stream, rank) order unless it is forbidden (or empty); per positive its first `wanted` of those;
@@ -354,7 +370,8 @@ def _select(chunk: _Chunk, wanted: np.ndarray) -> pa.Table:
     code = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     distinct = len(encoded.dictionary)
     # One priority per candidate, (positive, tier, stream, rank) in order; forbidden readings come first.
-    priority = (((pos + 1) * 2 + tier) * 8 + stream) * (int(rank.max()) + 1) + rank
+    streams = max(8, int(stream.max()) + 1)  # 8 with the built-ins alone: the same order as ever
+    priority = (((pos + 1) * 2 + tier) * streams + stream) * (int(rank.max()) + 1) + rank
     priority = np.concatenate([priority, np.zeros(len(chunk.forbidden_group), dtype=np.int64)])
     reading = np.concatenate([groups[pos], np.array(chunk.forbidden_group, dtype=np.int64)]) * distinct + code
     order = np.lexsort((priority, reading))
@@ -425,6 +442,8 @@ def chunk_columns(
         carried = _synthetic(chunk, shares, bases, rows, spares) if SYNTHETIC in settings.kinds else np.zeros_like(wanted)
         if RANDOM in settings.kinds:
             _random(chunk, shares, bases, carried, rows)
+    for stream, generator in plugin_streams(settings.kinds):
+        _plugin(chunk, stream, generator, bases, wanted)
     return pa.concat_tables([_with_hashes(rows_table(chunk.rows)), _select(chunk, wanted)]), vocab
 
 

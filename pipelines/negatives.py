@@ -43,13 +43,13 @@ from tnforge.generators.input_negatives import GENERATOR_VERSION, Settings
 from tnforge.generators.licensing import grammar_language, grammar_version, resolve_grammar
 from tnforge.generators.negative_context import assemble_context
 from tnforge.generators.negative_sampling import DEFAULT_CAP
+from tnforge.generators.negatives import HYPOTHESES, check_kinds, needing, regenerated_kinds
 from tnforge.manifest import SCRATCH, require_complete, require_dataset, update_section, write_manifest
 from tnforge.pipelines.negative_counts import load_tallies, save_tallies, summarize, tally_table
 from tnforge.pipelines.negative_inputs import CONTEXT, ReadInputs, input_tasks, unit_pieces
 from tnforge.pipelines.negative_units import METRICS, GenerateNegatives, auto_workers, work_units
 from tnforge.pipelines.runner import make_pipeline, pipeline_options, quiet_worker_errors
 from tnforge.pipelines.writer import WriteDataset
-from tnforge.schemas.negative_kinds import KINDS
 
 OUTPUTS = ("pairs", "vocab_pairs")
 #: Scratch folder (under DIR) for the output pieces between generation and the shard writer.
@@ -75,7 +75,7 @@ def build_pipeline(
     units: work units (None: one per INPUTS_PER_UNIT distinct inputs, counted in the pipeline); release: hand
     freed memory back to the system after each chunk and shard (`collector.release_memory`; worth its CPU in
     worker processes, whose memory adds up)."""
-    tasks = input_tasks(root, settings.trivial, topk_from if "topk" in settings.kinds else None)
+    tasks = input_tasks(root, settings.trivial, topk_from if needing(HYPOTHESES, settings.kinds) else None)
     read = (
         pipeline
         | "InputFiles" >> beam.Create(tasks)
@@ -162,8 +162,8 @@ def run_negatives(
 ) -> dict[str, Any]:
     """Generate the pairs of a dataset directory; returns the manifest's new "negatives" section.
 
-    kinds: any of "synthetic", "random", "topk"; ratio: negatives per positive (None = all candidates, up
-    to `cap` per input); topk_from: a hypotheses Parquet file (required for "topk"); grammar: judge the
+    kinds: registered kinds (`generators.negatives.kinds()`); ratio: negatives per positive (None = all candidates, up
+    to `cap` per input); topk_from: a hypotheses Parquet file (for the kinds that need one, "topk"); grammar: judge the
     negatives with the covering grammar (None = when available); pipeline_args: Beam options (the local
     FnApiRunner unless they name a runner); workers: local worker processes (direct_num_workers; None: 1, in
     process; 0: `auto_workers`, one per expected work unit up to the usable cores); trivial:
@@ -172,13 +172,7 @@ def run_negatives(
     say = progress or (lambda _message: None)
     root = str(root)
     kinds = list(dict.fromkeys(kinds))
-    unknown = [k for k in kinds if k not in KINDS]
-    if unknown or not kinds:
-        raise ValueError(f"unknown negative kind(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(KINDS)}")
-    if "topk" in kinds and not topk_from:
-        raise ValueError("the 'topk' kind needs a hypotheses file (--topk-from)")
-    if topk_from and "topk" not in kinds:
-        raise ValueError("a hypotheses file was given but 'topk' is not among the kinds")
+    check_kinds(kinds, topk_from)
     if topk_from and not exists(check_path(topk_from)):
         raise FileNotFoundError(f"{topk_from}: no such hypotheses file")
     if ratio is not None and not ratio > 0:
@@ -241,5 +235,6 @@ def run_negatives(
 def regenerate_negatives(dataset: Path, kinds: Sequence[str], ratio: float | None, hypotheses: Path,
                          seed: int) -> None:
     """The adversarial loop's Beam step (`trainers.adversarial_loop.RegenerateNegatives`): the pairs of
-    `dataset` made again, top-k ones from `hypotheses` (one shard, the grammar when available, local runner)."""
-    run_negatives(str(dataset), list(kinds), ratio, str(hypotheses), None, seed, 1, [])
+    `dataset` made again, of `kinds` (none: the registry's `regenerated_kinds()`), top-k ones from `hypotheses`
+    (one shard, the grammar when available, local runner)."""
+    run_negatives(str(dataset), list(kinds) or list(regenerated_kinds()), ratio, str(hypotheses), None, seed, 1, [])

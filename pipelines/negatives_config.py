@@ -6,15 +6,22 @@ hypotheses file found, seed and shard count taken from the build when not given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tnforge.datasets import dataset_path
 from tnforge.filesystems import PathError, check_path, exists, is_folder, list_files
 from tnforge.generators.negative_sampling import DEFAULT_CAP
+from tnforge.generators.negatives import (
+    HYPOTHESES,
+    GeneratorError,
+    check_kinds,
+    default_kinds,
+    kinds,
+    needing,
+)
 from tnforge.manifest import build_config, read_manifest, require_dataset
 from tnforge.schemas import SPLITS
-from tnforge.schemas.negative_kinds import DEFAULT_KINDS, FROM_HYPOTHESES, KINDS, TOPK
 
 
 class NegativesOptionError(ValueError):
@@ -29,7 +36,7 @@ class NegativesOptionError(ValueError):
 class NegativesConfig:
     """What `tnforge negatives` generates (seed None and shards 0 mean: as the build; units 0: from the data)."""
 
-    kinds: tuple[str, ...] = DEFAULT_KINDS
+    kinds: tuple[str, ...] = field(default_factory=default_kinds)
     ratio: float | None = 10.0  # negatives per positive; None: every candidate, up to `cap`
     cap: int = DEFAULT_CAP
     topk_from: str | None = None
@@ -43,12 +50,13 @@ class NegativesConfig:
 def parse_kinds(value: str, required: bool = True) -> tuple[str, ...]:
     """"synthetic,random" → ("synthetic", "random"), checked against the kind registry (no kinds: an error,
     or () when not `required`)."""
-    kinds = tuple(k.strip() for k in value.split(",") if k.strip())
-    if not kinds and not required:
+    chosen = tuple(k.strip() for k in value.split(",") if k.strip())
+    if not chosen and not required:
         return ()
-    if not kinds or any(k not in KINDS for k in kinds):
-        raise NegativesOptionError(f"{value!r}: choose one or more of {', '.join(KINDS)} (comma-separated)", "--kinds")
-    return kinds
+    known = kinds()
+    if not chosen or any(k not in known for k in chosen):
+        raise NegativesOptionError(f"{value!r}: choose one or more of {', '.join(known)} (comma-separated)", "--kinds")
+    return chosen
 
 
 def positive_shards(root: str | Path) -> int:
@@ -74,11 +82,13 @@ def output_shards(root: str | Path, ratio: float | None) -> int:
 
 def resolve(root: str | Path, config: NegativesConfig) -> NegativesConfig:
     """The config checked for `root`: a hypotheses file implies top-k, seed and shards default to the build's."""
-    kinds = tuple(config.kinds)
-    if FROM_HYPOTHESES & set(kinds) and not config.topk_from:
-        raise NegativesOptionError("the 'topk' kind needs --topk-from HYPOTHESES.parquet", "--kinds")
-    if config.topk_from and TOPK not in kinds:
-        kinds += (TOPK,)
+    chosen = tuple(config.kinds)
+    if config.topk_from and not needing(HYPOTHESES, chosen):
+        chosen += tuple(needing(HYPOTHESES, kinds())[:1])  # a hypotheses file implies the kind that reads it
+    try:
+        check_kinds(chosen, config.topk_from)
+    except GeneratorError as error:
+        raise NegativesOptionError(str(error), "--kinds") from error
     try:
         if config.topk_from and not exists(check_path(config.topk_from)):
             raise NegativesOptionError(f"{config.topk_from}: no such file", "--topk-from")
@@ -91,4 +101,4 @@ def resolve(root: str | Path, config: NegativesConfig) -> NegativesConfig:
     seed = config.seed if config.seed is not None else int(build.get("seed", 0))
     shards = config.shards or max(int(build.get("shards") or 0) or positive_shards(root),
                                   output_shards(root, config.ratio))
-    return replace(config, kinds=kinds, seed=seed, shards=shards)
+    return replace(config, kinds=chosen, seed=seed, shards=shards)

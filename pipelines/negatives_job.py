@@ -41,16 +41,18 @@ def run_negatives_job(
 def summary_table(section: dict[str, Any]) -> str:
     """The closing summary: pairs and vocabulary pairs per split and type."""
     splits = sorted(set(section["counts"]) | set(section["vocab_counts"]))
+    plugins = sorted({t for counts in section["counts"].values() for t in counts} - set(PAIR_TYPES))
+    pair_types = (*PAIR_TYPES, *plugins)  # a plug-in generator's kind gets its column too
     lines = [
         f"negatives: kinds {','.join(section['kinds'])}, ratio {section['ratio']}, cap {section['cap']}, "
         f"grammar {'on' if section.get('grammar') else 'off'}, trivial pairs {'on' if section.get('trivial') else 'off'}, "
         f"generator {section['generator_version']}",
         "",
-        f"{'pairs':<8}" + "".join(f"{t:>12}" for t in (*PAIR_TYPES, "total")),
+        f"{'pairs':<8}" + "".join(f"{t:>12}" for t in (*pair_types, "total")),
     ]
     for split in splits:
         counts = section["counts"].get(split, {})
-        lines.append(f"{split:<8}" + "".join(f"{counts.get(t, 0):>12,}" for t in PAIR_TYPES) + f"{sum(counts.values()):>12,}")
+        lines.append(f"{split:<8}" + "".join(f"{counts.get(t, 0):>12,}" for t in pair_types) + f"{sum(counts.values()):>12,}")
     lines += ["", f"{'vocab':<8}" + "".join(f"{t:>12}" for t in (*VOCAB_TYPES, "total"))]
     for split in splits:
         counts = section["vocab_counts"].get(split, {})

@@ -1,7 +1,7 @@
-"""The one registry of negative kinds: what `tnforge negatives` generates and the types pairs carry.
+"""The names of the built-in negative kinds and the types pairs carry (the contract trainers read).
 
-The generators, the negatives pipeline and CLI, the validation suites and the dual-encoder trainers all read
-these names from here. A new negative generator adds its kind (and any new pair type) here, once.
+Which generators exist, their defaults and the inputs they need are registrations in `generators/negatives/`
+(one module each, plug-ins too); this module only names the built-in kinds and the subtypes pairs carry.
 """
 
 from __future__ import annotations
@@ -13,14 +13,9 @@ SYNTHETIC = "synthetic"  # edits of the positive reading (generators.edit_arrays
 RANDOM = "random"  # readings of other inputs (generators.candidate_arrays.draw_grid)
 TOPK = "topk"  # wrong hypotheses of a trained model (generators.topk)
 
-#: Kinds `tnforge negatives --kinds` can generate, in order; they are the `negative_type` of DIR/pairs rows.
+#: The built-in kinds, in order (the `negative_type` of their DIR/pairs rows); plug-ins may add others
+#: (`generators.negatives.kinds()` lists them all).
 KINDS: tuple[str, ...] = (SYNTHETIC, RANDOM, TOPK)
-#: Kinds generated when none are named (they need nothing but the dataset).
-DEFAULT_KINDS: tuple[str, ...] = (SYNTHETIC, RANDOM)
-#: Kinds read from a hypotheses file (`--topk-from`) rather than made from the corpus.
-FROM_HYPOTHESES: frozenset[str] = frozenset({TOPK})
-#: Kinds taken as found rather than budgeted by the ratio (validation checks the ratio of the others).
-UNBUDGETED: frozenset[str] = frozenset({TOPK})
 
 #: Random subtypes: a reading drawn from inputs of the same class, or from any input.
 CLASS = "class"

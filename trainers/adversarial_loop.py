@@ -126,9 +126,8 @@ def write_loop(rows: list[dict[str, Any]], out: str | Path, title: str) -> tuple
 
 # --- the loop's steps on a seq2seq model and a dataset directory --------------------------------------------
 
-#: Negative kinds each round regenerates (the top-k ones come from the round's hypotheses).
-REGENERATED_KINDS = ("synthetic", "random", "topk")
-#: (dataset, kinds, ratio, top-k hypotheses, seed) → None: writes the dataset's pairs / vocab_pairs (Beam).
+#: (dataset, kinds, ratio, top-k hypotheses, seed) → None: writes the dataset's pairs / vocab_pairs (Beam); kinds
+#: () means the generator registry's "regenerated each round" kinds (trainers do not read generators/).
 RegenerateNegatives = Callable[[Path, Sequence[str], float | None, Path, int], None]
 
 
@@ -227,7 +226,7 @@ def run_loop(loaded: DecodableModel, source: Path | str, work: Path | str, regen
         config.rounds,
         lambda r, previous: decode_topk(loaded, train_files, Path(work) / f"round-{r}" / "hypotheses.parquet",
                                         config, previous),
-        lambda r, hypotheses: regenerate(dataset, REGENERATED_KINDS, config.ratio, hypotheses, seed),
+        lambda r, hypotheses: regenerate(dataset, (), config.ratio, hypotheses, seed),
         lambda r: retrain_filter(dataset, Path(work) / f"round-{r}" / "voc-de", str(loaded.device), config.epochs),
         lambda r, run: evaluate_filter(loaded, eval_files, run, config, judge, progress, f"round {r}", total),
         on_round=on_round, work=Path(work), settings=loop_settings(loaded, source, config))

@@ -155,7 +155,7 @@ def load(path: os.PathLike | str, device: Any = "cpu", kind: str | None = None) 
     WrongKind when `kind` is given and the family is of another kind."""
     import torch
 
-    from tnforge.trainers.checkpoints import check_version, checkpoint_file, read_payload
+    from tnforge.trainers.training.checkpoints import check_version, checkpoint_file, read_payload
 
     device = torch.device(device)
     marked = folder_family(path)

@@ -28,8 +28,8 @@ def load_decoder(model: str, device: str, threads: int, seq_de: str | None, voc_
     import torch
 
     from tnforge.trainers.decoding.constraint_sets import build_constraint
-    from tnforge.trainers.devices import resolve_device
     from tnforge.trainers.families import load
+    from tnforge.trainers.training.devices import resolve_device
 
     if threads:
         torch.set_num_threads(threads)

@@ -57,9 +57,9 @@ def assemble(model: str | os.PathLike, tagger: str | os.PathLike, out: str | os.
     under `card` in the manifest). ValueError (one line) when a part is not what it should be or `out`
     holds something else. Called by `tnforge.Normalizer.save`, the one way to write a normalizer."""
     import tnforge
-    from tnforge.trainers.checkpoints import checkpoint_file, read_payload
     from tnforge.trainers.families import family_of
     from tnforge.trainers.tagger import load_tagger
+    from tnforge.trainers.training.checkpoints import checkpoint_file, read_payload
 
     out = Path(out)
     tagger_dir = Path(tagger) if Path(tagger).is_dir() else Path(tagger).parent

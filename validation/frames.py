@@ -13,7 +13,8 @@ import pyarrow.compute as pc
 
 from tnforge import datasets, schemas
 from tnforge.filesystems import NotParquet
-from tnforge.schemas import negative_kinds, suites
+from tnforge.generators.negatives import budgeted_kinds, default_kinds
+from tnforge.schemas import suites
 from tnforge.validation.combine import Partial
 from tnforge.validation.reading import DataFile, folder_state, read_schema
 from tnforge.validation.stats import trivial_targets
@@ -200,7 +201,7 @@ def ratios_frame(inputs: FrameInputs) -> pd.DataFrame:
     columns = ["split", "type", "negatives", "positives", "ratio", "min_ratio", "max_ratio"]
     ratio = params.negative_ratio
     types = inputs.stats("pairs.types")
-    budgeted = [k for k in (params.negative_kinds or negative_kinds.DEFAULT_KINDS) if k not in negative_kinds.UNBUDGETED]
+    budgeted = budgeted_kinds(params.negative_kinds or default_kinds())
     if not types or not isinstance(ratio, (int, float)) or not budgeted:
         return pd.DataFrame([], columns=columns)
     out = []

@@ -17,7 +17,7 @@ from tests.support.interrupts import interrupt_at  # noqa: E402
 from tests.support.tiny_models import write_pair_dataset, write_sentence_dataset  # noqa: E402
 from tnforge.cli import cli  # noqa: E402
 from tnforge.manifest import mark_complete, write_manifest  # noqa: E402
-from tnforge.trainers.checkpoints import load_checkpoint  # noqa: E402
+from tnforge.trainers.training.checkpoints import load_checkpoint  # noqa: E402
 
 #: Per trainer: its checkpoint format, tiny network options and the recorded network value to check.
 TRAINERS = {

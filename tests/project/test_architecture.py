@@ -210,3 +210,56 @@ def test_every_package_folder_is_installed(tmp_path: Path) -> None:
     data = {"/".join(["tnforge", "grammars", *path.relative_to(ROOT / "grammars").parts])
             for pattern in ("*/data/*.tsv", "*/tests/*.txt") for path in (ROOT / "grammars").glob(pattern)}
     assert data and data <= names, sorted(data - names)
+
+
+#: The rooms of trainers/: each imports only rooms below it (by every import, a function's too).
+ROOMS_BELOW = {
+    "training": (),
+    "families": ("training",),  # the registry: family code is named by strings, loaded on demand
+    "decoding": ("training", "families"),
+    "kernel": ("training", "families", "decoding"),
+    "evaluation": ("training", "families", "decoding", "kernel", "tagger"),
+}
+FAMILY_ROOMS = ("seq2seq", "dnc", "sentence", "dual_encoders", "tagger")
+
+
+def room_of(module: str) -> str | None:
+    """The trainers room of a module name (`tnforge.trainers.training.engine` → "training"), or None."""
+    if not module.startswith("tnforge.trainers."):
+        return None
+    return module.split(".")[2].removesuffix(".py")
+
+
+def test_the_trainers_rooms_import_one_way_and_never_the_reading_layer() -> None:
+    """training ← decoding ← kernel ← evaluation ← the families ← the loop, the workers and the reading layer:
+    a room never imports one above it, no room imports the reading layer, and the rooms form no circle."""
+    edges: dict[str, set[str]] = {}
+    broken = []
+    for path in python_files("trainers"):
+        parts = path.relative_to(ROOT / "trainers").with_suffix("").parts
+        room = parts[0]
+        for name in imports(path):
+            if under(name, "tnforge.reading"):
+                broken.append(f"{path.relative_to(ROOT)} imports the reading layer ({name})")
+            other = room_of(name)
+            if other is None or other == room:
+                continue
+            edges.setdefault(room, set()).add(other)
+            if room in ROOMS_BELOW and other not in ROOMS_BELOW[room]:
+                broken.append(f"{path.relative_to(ROOT)} ({room}) imports {name} ({other}): a room above it")
+    assert not broken, "\n".join(broken)
+    state: dict[str, int] = {}
+
+    def circle(room: str, trail: list[str]) -> list[str] | None:
+        state[room] = 1
+        for other in sorted(edges.get(room, ())):
+            if state.get(other) == 1:
+                return [*trail, room, other]
+            if other not in state and (found := circle(other, [*trail, room])):
+                return found
+        state[room] = 2
+        return None
+
+    circles = [found for room in sorted(edges) if room not in state and (found := circle(room, []))]
+    assert not circles, circles
+    assert set(FAMILY_ROOMS) <= set(edges) and "training" not in edges

@@ -1,4 +1,4 @@
-"""A seq2seq training run for tests/trainers/test_engine_distributed.py, started by torchrun (gloo ranks on the CPU) or as a
+"""A seq2seq training run for tests/trainers/training/test_engine_distributed.py, started by torchrun (gloo ranks on the CPU) or as a
 plain process. Each rank logs, per optimizer step it trains, a checksum of the weights it starts from and
 the (input, reading) rows of its batch, to LOG.rankN (JSON lines); `--stop-at N` sends each rank Ctrl-C
 during its step N."""
@@ -12,11 +12,11 @@ import signal
 
 import torch
 
-from tnforge.trainers import sharding
-from tnforge.trainers.engine import fit
-from tnforge.trainers.runs import TrainingInterrupted
 from tnforge.trainers.seq2seq.model import Seq2SeqConfig
 from tnforge.trainers.seq2seq.train import Seq2SeqTask, Seq2SeqTrainConfig
+from tnforge.trainers.training import sharding
+from tnforge.trainers.training.engine import fit
+from tnforge.trainers.training.runs import TrainingInterrupted
 
 TINY = Seq2SeqConfig(input_embedding=8, output_embedding=8, encoder_hidden=16, decoder_hidden=16, attention=8)
 

@@ -8,6 +8,8 @@ substitute a word of the class's vocabulary), suffix confusions (`suffix_list`: 
 sharing the longest suffixes, Gokcen, Zhang & Sproat 2019) and random association (`draws`: a pool in a
 hashed rotation; `within_class`, `global_draws`). Draw r of a hashed rotation is `(start + r × stride) mod
 length`. `input_pairs` is `chunk_pairs` of one input. docs/guides/negatives.md describes the procedure.
+The oracle follows the generator registry: `REFERENCE` names each built-in's reference streams, and a
+plug-in's reference is its own `propose` (`plugin_pairs`).
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ from tnforge.generators import word_categories as wc
 from tnforge.generators.input_negatives import ROW_SCHEMA, PairRow, Positive, Settings, chunk_columns
 from tnforge.generators.negative_context import SUFFIX_MAX, SplitContext
 from tnforge.generators.negative_sampling import rotation_parameters
+from tnforge.generators.negatives import registered
+from tnforge.generators.pair_keys import text_hash64
 from tnforge.generators.topk import Hypothesis
 from tnforge.generators.vocab_pairs import VocabGroup
-from tnforge.schemas.negative_kinds import CLASS, GLOBAL, RANDOM, SYNTHETIC
+from tnforge.hashing import mix64, stable_hash64
+from tnforge.schemas.negative_kinds import CLASS, GLOBAL, RANDOM, SYNTHETIC, TOPK
 
 Candidate = tuple[str, str, str]
 #: An edit without hashing: (reading, subtype).
@@ -259,3 +264,31 @@ def input_pairs(
     of one input; the same rows as in any chunk)."""
     rows, vocab = chunk_pairs([before], {before: positives}, {before: hypotheses}, contexts, settings)
     return [PairRow(*row) for row in rows], vocab
+
+
+#: Each built-in generator's reference streams (functions of this module), in the order of its registered
+#: streams; top-k takes the hypotheses as found (`generators.topk.topk_candidates`).
+REFERENCE: dict[str, tuple[str, ...]] = {
+    SYNTHETIC: ("trivial_confusions", "unread", "meaning_substitutions", "suffix_confusions", "generic_edits"),
+    RANDOM: ("within_class", "global_draws"),
+    TOPK: (),
+}
+
+
+def plugin_pairs(kind: str, before: str, positives: Sequence[Positive], seed: int, cap: int) -> list[tuple]:
+    """A plug-in generator's negative rows for one input at ratio "all": per split, its positives' proposals
+    (positives ordered by class and reading), none a positive reading of the input, no repeats, at most `cap`."""
+    generator = registered()[kind]
+    forbidden = {p.after for p in positives}
+    rows: list[tuple] = []
+    for split in sorted({p.split for p in positives}):
+        seen: set[str] = set()
+        kept: list[tuple] = []
+        for p in sorted((p for p in positives if p.split == split), key=lambda p: (p.semiotic_class, p.after)):
+            base = int(mix64(mix64(text_hash64(split, before, seed=seed) ^ p.key) ^ stable_hash64(kind)))
+            for reading, subtype in generator.propose(before, p.after, p.semiotic_class, base):
+                if reading and reading not in forbidden and reading not in seen:
+                    seen.add(reading)
+                    kept.append((split, p.semiotic_class, before, reading, 0, kind, subtype, p.key))
+        rows += kept[:cap]
+    return rows

@@ -14,7 +14,6 @@ from click.testing import CliRunner  # noqa: E402
 
 from tnforge.cli import cli  # noqa: E402
 from tnforge.trainers import families  # noqa: E402
-from tnforge.trainers.checkpoints import BEST  # noqa: E402
 from tnforge.trainers.decoding.beam_search import beam_search  # noqa: E402
 from tnforge.trainers.decoding.constraints import GrammarConstraint  # noqa: E402
 from tnforge.trainers.decoding.hooks import ConstraintBatch, DecodingConstraint, PerBatch  # noqa: E402
@@ -26,6 +25,7 @@ from tnforge.trainers.kernel.vocab import CharVocabulary, WordVocabulary  # noqa
 from tnforge.trainers.kernel.window import LoadedWindowModel  # noqa: E402
 from tnforge.trainers.seq2seq.loading import load_model, save_seq2seq  # noqa: E402
 from tnforge.trainers.seq2seq.model import Seq2Seq, Seq2SeqConfig  # noqa: E402
+from tnforge.trainers.training.checkpoints import BEST  # noqa: E402
 
 
 class ToyVocabulary:

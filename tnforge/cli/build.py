@@ -7,10 +7,10 @@ from typing import Any
 import click
 
 from tnforge.cli import common
+from tnforge.generators.negatives import kinds as registered_kinds
 from tnforge.pipelines.build_config import BuildConfig, bundled_sample, parse_split_ratios
 from tnforge.pipelines.negatives_config import NegativesConfig, parse_kinds
 from tnforge.readers import FLAVOURS
-from tnforge.schemas.negative_kinds import KINDS
 from tnforge.splits import SPLIT_MODES
 
 B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
@@ -61,7 +61,7 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
 @click.option("--allow-empty", is_flag=True, default=B.allow_empty,
               help="Commit the dataset even when no input record is valid (else: an error).")
 @click.option("--validate", is_flag=True, help="Validate the result with Great Expectations at the end.")
-@click.option("--negatives", default="", help=f"Also generate negatives of these kinds: {','.join(KINDS)}.",
+@click.option("--negatives", default="", help=f"Also generate negatives of these kinds: {','.join(registered_kinds())}.",
               callback=common.parsed_by(lambda value: parse_kinds(value, required=False)))
 @common.ratio_option(f"{N.ratio:g}", "Negatives per positive: a number (3, 10) or 'all'.")
 @click.option("--topk-from", default=None, type=common.Location(), help="Hypotheses Parquet (from `tnforge decode`) for top-k negatives.")

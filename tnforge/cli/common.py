@@ -198,9 +198,9 @@ def load_model(model: str, device: str, threads: int = 0, data: str | None = Non
     examples files of `split`). A run of another kind or an unreadable file is refused in one line."""
     import torch
 
-    from tnforge.trainers.devices import resolve_device
     from tnforge.trainers.families import WrongKind, load
     from tnforge.trainers.kernel.examples import example_files
+    from tnforge.trainers.training.devices import resolve_device
 
     if threads:
         torch.set_num_threads(threads)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import click
 
 from tnforge.cli import common
+from tnforge.generators.negatives import kinds as registered_kinds
 from tnforge.pipelines.negatives_config import NegativesConfig, NegativesOptionError, parse_kinds
 from tnforge.pipelines.negatives_job import run_negatives_job, summary_table
 from tnforge.progress import log
-from tnforge.schemas.negative_kinds import KINDS
 
 N = NegativesConfig()
 
@@ -16,7 +16,7 @@ N = NegativesConfig()
 @common.command(cls=common.PassThroughCommand)
 @click.argument("directory", metavar="DIR", type=common.output_folder)
 @click.option("--kinds", default=",".join(N.kinds),
-              help=f"Negative kinds: {', '.join(KINDS)} (comma-separated).")
+              help=f"Negative kinds: {', '.join(registered_kinds())} (comma-separated).")
 @common.ratio_option(f"{N.ratio:g}", "Negatives per positive: a number (3, 10) or 'all' (every candidate, "
                      "up to --cap).")
 @click.option("--cap", default=N.cap, type=click.IntRange(1), help="Most negatives per input and split.")

@@ -32,7 +32,7 @@ LIMITATIONS = (
 def card_facts(root: Path, manifest: dict[str, Any], tagger: dict[str, Any]) -> dict[str, Any]:
     """The card's facts: training data, dev figures, licence, versions (JSON-ready); `tagger`: the tagger's
     description (its `tagger.json`)."""
-    from tnforge.trainers.checkpoints import read_payload
+    from tnforge.trainers.training.checkpoints import read_payload
 
     payload = read_payload(root / manifest["model"]["file"])
     config = payload.get("config") or {}

@@ -145,10 +145,10 @@ class Normalizer:
     @classmethod
     def _from_runs(cls, path: str | os.PathLike, tagger: str | os.PathLike | None, device: Any, guard: bool,
                    refusal: Any) -> Normalizer:
-        from tnforge.trainers.checkpoints import checkpoint_file
         from tnforge.trainers.decoding.defaults import CONFIDENCE, THRESHOLD
         from tnforge.trainers.families import load
         from tnforge.trainers.tagger import load_tagger
+        from tnforge.trainers.training.checkpoints import checkpoint_file
 
         family, loaded = load(path, device, kind="decoder")  # another kind: WrongKind, a ValueError
         if guard and tagger is None:
@@ -380,6 +380,6 @@ def _set_threads(threads: int) -> None:
 
 
 def _device(name: str) -> Any:
-    from tnforge.trainers.devices import resolve_device
+    from tnforge.trainers.training.devices import resolve_device
 
     return resolve_device(name)

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from tnforge.trainers.config_dicts import DictConfig
 from tnforge.trainers.dnc.memory import Memory, MemoryState
-from tnforge.trainers.engine_config import option
 from tnforge.trainers.kernel.attention import Encoded, attend, teacher_forced
 from tnforge.trainers.kernel.vocab import PAD
+from tnforge.trainers.training.config_dicts import DictConfig
+from tnforge.trainers.training.engine_config import option
 
 
 @dataclass

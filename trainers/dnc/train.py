@@ -11,10 +11,10 @@ from torch import nn
 
 from tnforge.trainers.dnc.loading import FORMAT
 from tnforge.trainers.dnc.model import PRESETS, DNCConfig, DNCSeq2Seq
-from tnforge.trainers.engine import fit
-from tnforge.trainers.engine_config import option
 from tnforge.trainers.kernel.window_task import WindowTask, WindowTrainConfig, describe
-from tnforge.trainers.runs import TrainResult
+from tnforge.trainers.training.engine import fit
+from tnforge.trainers.training.engine_config import option
+from tnforge.trainers.training.runs import TrainResult
 
 __all__ = ["DNCTask", "DNCTrainConfig", "apply_preset", "describe", "train"]
 

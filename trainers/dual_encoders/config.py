@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tnforge.trainers.config_dicts import DictConfig
+from tnforge.trainers.training.config_dicts import DictConfig
 
 KINDS = ("sequence", "vocabulary")
 HEADS = ("mlp", "dot")

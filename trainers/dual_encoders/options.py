@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
 from tnforge.trainers.dual_encoders.config import HEADS, DualEncoderConfig
-from tnforge.trainers.engine_config import option
+from tnforge.trainers.training.engine_config import option
 
 _MODEL = DualEncoderConfig()
 

@@ -9,11 +9,11 @@ from collections.abc import Collection
 from typing import Any
 
 from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
-from tnforge.trainers.checkpoints import BEST
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig
 from tnforge.trainers.dual_encoders.metrics import to_markdown
 from tnforge.trainers.dual_encoders.train import DETrainConfig, DETrainResult, train_dual_encoder
-from tnforge.trainers.runs import METRICS
+from tnforge.trainers.training.checkpoints import BEST
+from tnforge.trainers.training.runs import METRICS
 
 #: What each kind's default model changes in DualEncoderConfig: the sequence DE adds the interaction term;
 #: the vocabulary filter uses the dot head (it scores a whole output vocabulary at once).

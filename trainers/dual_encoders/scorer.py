@@ -9,10 +9,10 @@ from typing import Any
 
 import torch
 
-from tnforge.trainers.checkpoints import checkpoint_file, load_checkpoint, save_checkpoint
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig
 from tnforge.trainers.dual_encoders.features import Featurizer
 from tnforge.trainers.dual_encoders.model import DualEncoder
+from tnforge.trainers.training.checkpoints import checkpoint_file, load_checkpoint, save_checkpoint
 
 FORMAT = "tnforge-dual-encoder"
 

@@ -1,5 +1,5 @@
 """Training a dual encoder from a dataset directory's `pairs` (sequence) or `vocab_pairs` (vocabulary filter)
-on the training engine (`trainers.engine`).
+on the training engine (`trainers.training.engine`).
 
 Pairs are streamed from Parquet record batch by record batch, filtered by negative type, and the negatives
 thinned to at most `ratio` per positive by a stable hash of each row's key (so the same rows are kept on every
@@ -23,17 +23,17 @@ from torch import nn
 
 from tnforge.schemas import TRIVIAL_TARGETS
 from tnforge.schemas.negative_kinds import NEGATIVE_TYPES
-from tnforge.trainers.distributed import ProcessGroup
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig
 from tnforge.trainers.dual_encoders.features import Featurizer
 from tnforge.trainers.dual_encoders.metrics import nontrivial_mask, pair_metrics
 from tnforge.trainers.dual_encoders.model import DualEncoder
 from tnforge.trainers.dual_encoders.pairs import SOURCES, PairRows, load_pairs
 from tnforge.trainers.dual_encoders.scorer import FORMAT, DualEncoderScorer, save_dual_encoder
-from tnforge.trainers.engine import TrainingTask, fit
-from tnforge.trainers.engine_config import EngineConfig, option
-from tnforge.trainers.runs import TrainResult, check_not_corpus
-from tnforge.trainers.sharding import UNIT_ROWS
+from tnforge.trainers.training.distributed import ProcessGroup
+from tnforge.trainers.training.engine import TrainingTask, fit
+from tnforge.trainers.training.engine_config import EngineConfig, option
+from tnforge.trainers.training.runs import TrainResult, check_not_corpus
+from tnforge.trainers.training.sharding import UNIT_ROWS
 
 #: Dev figures that can select the best epoch (`DETrainConfig.select`).
 SELECTIONS = ("auc", "auc-nontrivial")

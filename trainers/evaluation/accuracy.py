@@ -166,7 +166,7 @@ def summary(report: dict[str, Any], title: str, note: str) -> str:
 def write_report(report: dict[str, Any], out: str | os.PathLike, title: str = "Evaluation") -> list[Path | str]:
     """Write report.md, report.json and per_class.png into the folder `out` (local, or remote such as gs://…)."""
     from tnforge.filesystems import join, write_text_files
-    from tnforge.trainers.plots import plot_per_class
+    from tnforge.trainers.training.plots import plot_per_class
 
     written = write_text_files(out, {"report.md": to_markdown(report, title),
                                      "report.json": json.dumps(report, indent=2, default=str) + "\n"})

@@ -189,7 +189,7 @@ def sweep_markdown(rows: Sequence[dict[str, Any]], title: str = "λ sweep") -> s
 
 def plot_sweep(rows: Sequence[dict[str, Any]], out: str | os.PathLike, title: str = "") -> Path | str:
     """Error rate per class (and overall) against λ."""
-    from tnforge.trainers.plots import _pyplot, save_figure
+    from tnforge.trainers.training.plots import _pyplot, save_figure
 
     plt = _pyplot()
     weights = [row["lambda"] for row in rows]

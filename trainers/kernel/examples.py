@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 import torch
 
 from tnforge.trainers.kernel.vocab import BOS, EOS, PAD, Vocabulary
-from tnforge.trainers.runs import check_not_corpus
+from tnforge.trainers.training.runs import check_not_corpus
 
 #: Readings with at least this many words are batched apart from the rest (see bucketed_batches).
 LONG_READING = 16

@@ -9,8 +9,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from tnforge.trainers.engine import TrainingTask
 from tnforge.trainers.kernel.vocab import PAD
+from tnforge.trainers.training.engine import TrainingTask
 
 
 class TeacherForcedTask(TrainingTask):

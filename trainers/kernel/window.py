@@ -13,10 +13,10 @@ from typing import Any
 import torch
 from torch import nn
 
-from tnforge.trainers.checkpoints import save_checkpoint
 from tnforge.trainers.kernel.examples import Batch, make_batch
 from tnforge.trainers.kernel.teacher_forced import NetworkDecoder
 from tnforge.trainers.kernel.vocab import Vocabulary, vocabulary_from_dict
+from tnforge.trainers.training.checkpoints import save_checkpoint
 
 
 def save_window(path: str | os.PathLike, format: str, model: nn.Module, input_vocab: Vocabulary,

@@ -1,5 +1,5 @@
 """The window families' training (seq2seq, DNC, plug-ins): examples Parquet (train split; dev for early
-stopping) on the training engine (`trainers.engine`): the shared config, vocabularies, batches, loss step and
+stopping) on the training engine (`trainers.training.engine`): the shared config, vocabularies, batches, loss step and
 dev evaluation. A family subclasses `WindowTask` with its network."""
 
 from __future__ import annotations
@@ -15,10 +15,7 @@ import torch
 from torch import nn
 
 from tnforge.schemas import TRIVIAL_TARGETS
-from tnforge.trainers.checkpoints import BEST
 from tnforge.trainers.decoding.decode import decode_batch
-from tnforge.trainers.distributed import ProcessGroup
-from tnforge.trainers.engine_config import EngineConfig, option
 from tnforge.trainers.kernel.examples import (
     Batch,
     bucketed_batches,
@@ -36,8 +33,11 @@ from tnforge.trainers.kernel.vocab import (
     vocabulary_from_dict,
 )
 from tnforge.trainers.kernel.window import LoadedWindowModel, save_window
-from tnforge.trainers.runs import METRICS, TrainResult
-from tnforge.trainers.sharding import parquet_units, pooled, read_unit
+from tnforge.trainers.training.checkpoints import BEST
+from tnforge.trainers.training.distributed import ProcessGroup
+from tnforge.trainers.training.engine_config import EngineConfig, option
+from tnforge.trainers.training.runs import METRICS, TrainResult
+from tnforge.trainers.training.sharding import parquet_units, pooled, read_unit
 
 PLOT = "training.png"
 #: `--batch-size 0`: each rank's batch on the CPU; on a GPU, the most (a kernel-launch-bound LSTM needs wide

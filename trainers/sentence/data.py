@@ -27,7 +27,7 @@ def sentence_files(root: str | os.PathLike, split: str) -> list[Path] | list[str
     token alignment (`readings`, sentences schema 3), FileNotFoundError when the directory has no sentences."""
     from tnforge.datasets import dataset_files, dataset_path
     from tnforge.filesystems import check_path, is_folder, parquet_file
-    from tnforge.trainers.runs import check_not_corpus
+    from tnforge.trainers.training.runs import check_not_corpus
 
     path = check_path(root)
     if not is_folder(path):

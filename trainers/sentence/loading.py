@@ -13,11 +13,11 @@ from typing import Any
 import torch
 from torch import nn
 
-from tnforge.trainers.checkpoints import save_checkpoint
 from tnforge.trainers.kernel.teacher_forced import NetworkDecoder
 from tnforge.trainers.sentence.data import SentenceBatch, make_batch
 from tnforge.trainers.sentence.model import SentenceModelConfig, build_network
 from tnforge.trainers.sentence.pieces import SentencePieces, SpanVocabulary
+from tnforge.trainers.training.checkpoints import save_checkpoint
 
 FORMAT = "tnforge-sentence"
 #: Output pieces decoded at most when the training config does not say.

@@ -15,13 +15,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from tnforge.trainers.checkpoints import BEST
-from tnforge.trainers.distributed import ProcessGroup
-from tnforge.trainers.engine import fit
-from tnforge.trainers.engine_config import EngineConfig, option
 from tnforge.trainers.kernel.teacher_forced import TeacherForcedTask
 from tnforge.trainers.kernel.vocab import PAD
-from tnforge.trainers.runs import METRICS, TrainResult
 from tnforge.trainers.sentence.data import (
     COLUMNS,
     SentenceBatch,
@@ -35,7 +30,12 @@ from tnforge.trainers.sentence.data import (
 from tnforge.trainers.sentence.loading import FORMAT, LoadedSentenceModel, save_sentence
 from tnforge.trainers.sentence.model import SentenceModelConfig, build_network
 from tnforge.trainers.sentence.pieces import SentencePieces
-from tnforge.trainers.sharding import parquet_units, pooled, read_unit
+from tnforge.trainers.training.checkpoints import BEST
+from tnforge.trainers.training.distributed import ProcessGroup
+from tnforge.trainers.training.engine import fit
+from tnforge.trainers.training.engine_config import EngineConfig, option
+from tnforge.trainers.training.runs import METRICS, TrainResult
+from tnforge.trainers.training.sharding import parquet_units, pooled, read_unit
 
 #: The SentencePiece model's file in the run directory.
 PIECES_FILE = "pieces.model"

@@ -8,10 +8,10 @@ from typing import Any
 
 import torch
 
-from tnforge.trainers.checkpoints import checkpoint_file, load_checkpoint
 from tnforge.trainers.kernel.vocab import Vocabulary
 from tnforge.trainers.kernel.window import LoadedWindowModel, save_window, window_model
 from tnforge.trainers.seq2seq.model import Seq2Seq, Seq2SeqConfig
+from tnforge.trainers.training.checkpoints import checkpoint_file, load_checkpoint
 
 FORMAT = "tnforge-seq2seq"
 

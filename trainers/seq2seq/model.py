@@ -13,10 +13,10 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from tnforge.trainers.config_dicts import DictConfig
-from tnforge.trainers.engine_config import option
 from tnforge.trainers.kernel.attention import Encoded, attend, teacher_forced
 from tnforge.trainers.kernel.vocab import PAD
+from tnforge.trainers.training.config_dicts import DictConfig
+from tnforge.trainers.training.engine_config import option
 
 
 @dataclass

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 from torch import nn
 
-from tnforge.trainers.engine import fit
-from tnforge.trainers.engine_config import option
 from tnforge.trainers.kernel.window_task import WindowTask, WindowTrainConfig
-from tnforge.trainers.runs import TrainResult
 from tnforge.trainers.seq2seq.loading import FORMAT
 from tnforge.trainers.seq2seq.model import GPU_MODEL, Seq2Seq, Seq2SeqConfig
+from tnforge.trainers.training.engine import fit
+from tnforge.trainers.training.engine_config import option
+from tnforge.trainers.training.runs import TrainResult
 
 
 @dataclass

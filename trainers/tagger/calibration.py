@@ -116,7 +116,7 @@ def reliability_markdown(calibration: dict[str, Any]) -> str:
 
 def reliability_plot(calibration: dict[str, Any], out: Any) -> Any:
     """The reliability diagram (accuracy against confidence per bin, before and after) as a PNG at `out`."""
-    from tnforge.trainers.plots import _pyplot, save_figure
+    from tnforge.trainers.training.plots import _pyplot, save_figure
 
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(5, 5))

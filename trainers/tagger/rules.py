@@ -2,7 +2,7 @@
 
 Rare classes (MONEY: 12 tokens of the 46k-token sample, TIME: 2) are too thin for the trees to learn, yet
 their written forms are unambiguous: in the shared sample every token matching each pattern below has
-that class (docs/explanation/tagger.md, "Rules"; tests/trainers/test_tagger.py checks). A rule fires only on the whole token; `context_class`
+that class (docs/explanation/tagger.md, "Rules"; tests/trainers/tagger/test_tagger.py checks). A rule fires only on the whole token; `context_class`
 adds the one rule that looks at the neighbours (a colon between numbers: PLAIN in 9 of the 10 in train + dev).
 Numbers with thousands separators (CARDINAL), road codes such as "M25" (ADDRESS) and hashtags (ELECTRONIC)
 are decided too: the trees, which see almost none, took "299,792,458" for a telephone number, "C18" for a

@@ -21,11 +21,11 @@ from tnforge import schemas
 from tnforge.datasets import read_dataset
 from tnforge.hashing import stable_hash64
 from tnforge.manifest import manifest_sha256, require_dataset
-from tnforge.trainers.engine_config import option
-from tnforge.trainers.runs import check_not_corpus, prepare_run_directory
 from tnforge.trainers.tagger.features import Lexicon, feature_names, features
 from tnforge.trainers.tagger.metrics import class_metrics, markdown
 from tnforge.trainers.tagger.model import TAGGER_FILES, Tagger
+from tnforge.trainers.training.engine_config import option
+from tnforge.trainers.training.runs import check_not_corpus, prepare_run_directory
 
 
 @dataclass

@@ -12,12 +12,12 @@ from typing import Any
 import torch
 from torch import nn
 
-from tnforge.trainers.config_dicts import DictConfig
-from tnforge.trainers.engine import fit
-from tnforge.trainers.engine_config import option
 from tnforge.trainers.kernel.attention import teacher_forced
 from tnforge.trainers.kernel.window import LoadedWindowModel, window_model
 from tnforge.trainers.kernel.window_task import WindowTask, WindowTrainConfig
+from tnforge.trainers.training.config_dicts import DictConfig
+from tnforge.trainers.training.engine import fit
+from tnforge.trainers.training.engine_config import option
 
 FORMAT = "tnforge-toy"
 

@@ -30,9 +30,9 @@ def train(data: Path, out: Path, arch: str, ranks: int) -> subprocess.CompletedP
 
 @pytest.mark.parametrize("arch", ["lstm", "transformer"])
 def test_two_ranks_train_one_sentence_run(bundled_build: Path, tmp_path: Path, arch: str) -> None:
-    from tnforge.trainers.checkpoints import load_checkpoint
     from tnforge.trainers.sentence.loading import FORMAT
     from tnforge.trainers.sentence.train import PIECES_FILE
+    from tnforge.trainers.training.checkpoints import load_checkpoint
 
     two = train(bundled_build, tmp_path / "two", arch, ranks=2)
     assert two.returncode == 0, two.stderr

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import torch
 import torch.distributed as dist
 
-from tnforge.trainers.devices import DeviceError, resolve_device
+from tnforge.trainers.training.devices import DeviceError, resolve_device
 
 T = TypeVar("T")
 

@@ -8,7 +8,7 @@ stopping, `best.pt` and `checkpoint.pt`, the time budget, Ctrl-C (a resumable ch
 boundary), `metrics.jsonl` (reproducible records only) and `timing.jsonl` (wall-clock), the plot, and the
 progress bar with one line per dev evaluation.
 
-Under `torchrun` every rank runs this loop on its own part of the data (`trainers.sharding`) with the model
+Under `torchrun` every rank runs this loop on its own part of the data (`trainers.training.sharding`) with the model
 wrapped in DistributedDataParallel; `--batch-size` is the global batch. Rank 0 alone evaluates, writes and
 prints. A resumed run continues bit for bit on the same world size and device (every RNG, the data
 position, optimizer, schedule and scaler states are in the checkpoint); see docs/guides/train-at-scale.md.
@@ -30,14 +30,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from tnforge.trainers.budget import budget_advice, steps_within
-from tnforge.trainers.checkpoints import BEST, LAST, load_checkpoint
-from tnforge.trainers.devices import autocast_dtype, peak_memory_mb, rng_state, set_rng_state
-from tnforge.trainers.distributed import ProcessGroup, from_environment, shut_down
-from tnforge.trainers.engine_config import resumed
-from tnforge.trainers.prefetch import prefetched
-from tnforge.trainers.run_record import finish_run_record, write_run_record
-from tnforge.trainers.runs import (
+from tnforge.trainers.training.budget import budget_advice, steps_within
+from tnforge.trainers.training.checkpoints import BEST, LAST, load_checkpoint
+from tnforge.trainers.training.devices import autocast_dtype, peak_memory_mb, rng_state, set_rng_state
+from tnforge.trainers.training.distributed import ProcessGroup, from_environment, shut_down
+from tnforge.trainers.training.engine_config import resumed
+from tnforge.trainers.training.prefetch import prefetched
+from tnforge.trainers.training.run_record import finish_run_record, write_run_record
+from tnforge.trainers.training.runs import (
     METRICS,
     TIMING,
     TrainingInterrupted,
@@ -48,11 +48,11 @@ from tnforge.trainers.runs import (
     resume_command,
     truncate,
 )
-from tnforge.trainers.sharding import epoch_plan, stream_seed
-from tnforge.trainers.stop_requests import StopRequest
-from tnforge.trainers.training_state import Saved, TrainingState, capture, zero_window
-from tnforge.trainers.training_state import check_version as check_state_version
-from tnforge.trainers.training_state import restore as restore_state
+from tnforge.trainers.training.sharding import epoch_plan, stream_seed
+from tnforge.trainers.training.stop_requests import StopRequest
+from tnforge.trainers.training.training_state import Saved, TrainingState, capture, zero_window
+from tnforge.trainers.training.training_state import check_version as check_state_version
+from tnforge.trainers.training.training_state import restore as restore_state
 
 #: Steps between the train records of metrics.jsonl.
 LOG_EVERY = 20
@@ -92,7 +92,7 @@ class TrainingTask(ABC):
 
     @abstractmethod
     def unit_rows(self) -> list[int]:
-        """The train data as units (`trainers.sharding`): the rows of each."""
+        """The train data as units (`trainers.training.sharding`): the rows of each."""
 
     def unit_groups(self) -> list[int]:
         """The row group of each unit (a group's units are consecutive; default: a group each)."""
@@ -156,7 +156,7 @@ class _Stop(Exception):
 
 class Engine:
     """One training run of a task (construct, then `fit`). The run's position is one `TrainingState`
-    (`self.state`), saved and restored through `trainers.training_state`."""
+    (`self.state`), saved and restored through `trainers.training.training_state`."""
 
     def __init__(self, task: TrainingTask, resume: bool = False, overwrite: bool = False,
                  explicit: Collection[str] | None = None) -> None:
@@ -431,7 +431,7 @@ class Engine:
         advice = ""
         result = TrainResult(self.run, state.epoch, state.step, self._elapsed(), state.best, stopped)
         if group.main:
-            from tnforge.trainers.plots import plot_training
+            from tnforge.trainers.training.plots import plot_training
 
             plot_training(self.run / METRICS, self.run / "training.png")
             finish_run_record(self.run, result)

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from tnforge.trainers.sharding import EpochPlan
+from tnforge.trainers.training.sharding import EpochPlan
 
 #: Version of the engine's training state in checkpoints (older states cannot be resumed).
 STATE_VERSION = 2

@@ -11,8 +11,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tests.support.tiny_models import tiny_config, write_tiny_dataset  # noqa: E402
-from tnforge.trainers import engine  # noqa: E402
-from tnforge.trainers.budget import budget_advice, steps_within  # noqa: E402
+from tnforge.trainers.training import engine  # noqa: E402
+from tnforge.trainers.training.budget import budget_advice, steps_within  # noqa: E402
 
 RESUME = "tnforge train seq2seq --data D --out R --resume"
 

@@ -8,7 +8,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from tnforge.trainers.config_dicts import DictConfig
+from tnforge.trainers.training.config_dicts import DictConfig
 
 
 def option(default: Any, help: str, **cli: Any) -> Any:
@@ -26,7 +26,7 @@ RUNTIME_OPTIONS = ("epochs", "max_minutes", "device", "threads", "progress", "pa
 
 @dataclass
 class EngineConfig(DictConfig):
-    """What the training engine (`trainers.engine`) reads; each family's config adds its own fields."""
+    """What the training engine (`trainers.training.engine`) reads; each family's config adds its own fields."""
 
     data: str = option("", "Dataset directory.", hidden=True)
     out: str = option("", "Run directory.", hidden=True)

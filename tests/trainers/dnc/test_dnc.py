@@ -100,9 +100,9 @@ def test_decoding_commands_use_a_dnc_run_unchanged(tiny_run, tmp_path):
 
 
 def test_resume_continues_exactly_where_training_stopped(tmp_path):
-    from tnforge.trainers.checkpoints import load_checkpoint
     from tnforge.trainers.dnc.loading import FORMAT
     from tnforge.trainers.dnc.train import train
+    from tnforge.trainers.training.checkpoints import load_checkpoint
 
     data = write_tiny_dataset(tmp_path / "data")
     straight = train(tiny_dnc_config(data, tmp_path / "a", epochs=3))
@@ -134,7 +134,6 @@ def test_cli_train_dnc_with_a_preset_and_bad_options_in_one_line(tmp_path):
 
 
 def test_grammar_mask_and_both_dual_encoders_constrain_a_dnc_unchanged(tiny_run, tmp_path):
-    from tnforge.trainers.checkpoints import BEST
     from tnforge.trainers.decoding.constraint_sets import build_constraint
     from tnforge.trainers.dual_encoders.config import DualEncoderConfig
     from tnforge.trainers.dual_encoders.model import DualEncoder
@@ -142,6 +141,7 @@ def test_grammar_mask_and_both_dual_encoders_constrain_a_dnc_unchanged(tiny_run,
     from tnforge.trainers.evaluation.decoded import decode_predictions
     from tnforge.trainers.families import load
     from tnforge.trainers.kernel.examples import example_files
+    from tnforge.trainers.training.checkpoints import BEST
 
     result, data = tiny_run
     for kind in ("sequence", "vocabulary"):

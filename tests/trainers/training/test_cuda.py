@@ -2,7 +2,7 @@
 tagger), the covering-grammar constraint on GPU tensors, and what the GPU trained read back on the CPU.
 
 Skipped where torch sees no CUDA device (CI has none); run on a GPU machine with
-`python -m pytest tests/trainers/test_cuda.py` (docs/guides/train-at-scale.md, "Checking a GPU machine").
+`python -m pytest tests/trainers/training/test_cuda.py` (docs/guides/train-at-scale.md, "Checking a GPU machine").
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ CUDA = "cuda"
 
 
 def test_seq2seq_trains_on_cuda_with_amp_and_its_model_decodes_alike_on_the_cpu(tmp_path):
-    from tnforge.trainers.checkpoints import load_checkpoint
     from tnforge.trainers.decoding.decode import decode_windows
     from tnforge.trainers.seq2seq.loading import FORMAT, load_model
+    from tnforge.trainers.training.checkpoints import load_checkpoint
 
     result, _data = train_tiny(tmp_path, device=CUDA)
     assert result.best["dev_accuracy"] == 1.0

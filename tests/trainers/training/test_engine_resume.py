@@ -13,8 +13,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tests.support.interrupts import interrupt_at  # noqa: E402
-from tnforge.trainers.checkpoints import load_checkpoint  # noqa: E402
-from tnforge.trainers.runs import TrainingInterrupted  # noqa: E402
+from tnforge.trainers.training.checkpoints import load_checkpoint  # noqa: E402
+from tnforge.trainers.training.runs import TrainingInterrupted  # noqa: E402
 
 TINY = {"input_embedding": 8, "output_embedding": 8, "encoder_hidden": 16, "decoder_hidden": 16, "attention": 8}
 
@@ -156,7 +156,7 @@ def test_run_json_records_config_world_data_and_every_session(bundled_build: Pat
     outcome, which the resumed run ends with the same as the straight one."""
     import hashlib
 
-    from tnforge.trainers.run_record import read_run_record
+    from tnforge.trainers.training.run_record import read_run_record
 
     record = read_run_record(straight)
     payload = load_checkpoint(straight / "checkpoint.pt", "tnforge-seq2seq")

@@ -8,7 +8,6 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from tnforge import __version__  # noqa: E402
-from tnforge.trainers.checkpoints import BEST, LAST, checkpoint_file, load_checkpoint, save_checkpoint  # noqa: E402
 from tnforge.trainers.dual_encoders.config import DualEncoderConfig  # noqa: E402
 from tnforge.trainers.dual_encoders.model import DualEncoder  # noqa: E402
 from tnforge.trainers.dual_encoders.scorer import load_dual_encoder  # noqa: E402
@@ -16,6 +15,13 @@ from tnforge.trainers.families import load  # noqa: E402
 from tnforge.trainers.kernel.vocab import CharVocabulary, WordVocabulary  # noqa: E402
 from tnforge.trainers.seq2seq.loading import load_model  # noqa: E402
 from tnforge.trainers.seq2seq.model import Seq2Seq, Seq2SeqConfig  # noqa: E402
+from tnforge.trainers.training.checkpoints import (  # noqa: E402
+    BEST,
+    LAST,
+    checkpoint_file,
+    load_checkpoint,
+    save_checkpoint,
+)
 
 SMALL_DE = dict(input_buckets=512, output_buckets=512, embedding=8, hidden=8, dim=8, head_hidden=8, dropout=0.0)
 
@@ -75,7 +81,7 @@ def test_run_directory_prefers_best_and_errors_name_the_problem(tmp_path) -> Non
 
 def test_a_seq2seq_checkpoint_in_the_original_layout_loads(tmp_path) -> None:
     model, input_vocab, output_vocab = _seq2seq()
-    payload = {  # exactly what trainers/checkpoints.py wrote before the shared contract (no "metrics")
+    payload = {  # exactly what trainers/training/checkpoints.py wrote before the shared contract (no "metrics")
         "format": "tnforge-seq2seq",
         "format_version": 1,
         "tnforge_version": "0.1.0",

@@ -130,8 +130,8 @@ def test_tiny_model_overfits_tiny_dataset(tiny_run):
 
 def test_checkpoint_round_trip_keeps_weights_vocabularies_and_config(tiny_run):
     from tnforge import __version__
-    from tnforge.trainers.checkpoints import load_checkpoint
     from tnforge.trainers.seq2seq.loading import FORMAT, load_model, save_seq2seq
+    from tnforge.trainers.training.checkpoints import load_checkpoint
 
     result, _ = tiny_run
     loaded = load_model(result.run / "best.pt", "cpu")
@@ -150,9 +150,9 @@ def test_checkpoint_round_trip_keeps_weights_vocabularies_and_config(tiny_run):
 
 
 def test_resume_continues_exactly_where_training_stopped(tmp_path):
-    from tnforge.trainers.checkpoints import load_checkpoint
     from tnforge.trainers.seq2seq.loading import FORMAT
     from tnforge.trainers.seq2seq.train import train
+    from tnforge.trainers.training.checkpoints import load_checkpoint
 
     straight, data = train_tiny(tmp_path / "a", epochs=3)
     train(tiny_config(data, tmp_path / "b", epochs=2))
@@ -180,7 +180,7 @@ def test_sentencepiece_units_train_and_decode(tmp_path):
 
 
 def test_device_cuda_without_cuda_is_a_clear_error():
-    from tnforge.trainers.devices import DeviceError, resolve_device
+    from tnforge.trainers.training.devices import DeviceError, resolve_device
 
     assert resolve_device("cpu").type == "cpu"
     assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")

@@ -58,7 +58,7 @@ def dev_losses(run_dir: Path) -> list[float]:
 
 
 def test_two_ranks_read_every_example_once_and_hold_the_same_weights(bundled_build: Path, tmp_path: Path) -> None:
-    from tnforge.trainers.checkpoints import load_checkpoint
+    from tnforge.trainers.training.checkpoints import load_checkpoint
 
     done = run("--data", str(bundled_build), "--out", str(tmp_path / "run"), "--record", str(tmp_path / "log"),
                "--unit-rows", str(UNIT_ROWS), ranks=2)
@@ -89,7 +89,7 @@ def test_two_ranks_follow_one_process_with_the_same_global_batch(bundled_build: 
 
 
 def test_a_two_rank_checkpoint_resumes_on_one_process(bundled_build: Path, tmp_path: Path) -> None:
-    from tnforge.trainers.checkpoints import load_checkpoint
+    from tnforge.trainers.training.checkpoints import load_checkpoint
 
     out, log = tmp_path / "run", tmp_path / "log"
     common = ["--data", str(bundled_build), "--out", str(out), "--unit-rows", str(UNIT_ROWS)]

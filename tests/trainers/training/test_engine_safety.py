@@ -50,8 +50,8 @@ def steps_on_every_call(monkeypatch: pytest.MonkeyPatch, target: str, after: int
 
 def test_seq2seq_ctrl_c_saves_a_resumable_checkpoint_and_resume_continues(
         bundled_build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tnforge.trainers.checkpoints import load_checkpoint
     from tnforge.trainers.seq2seq.loading import FORMAT
+    from tnforge.trainers.training.checkpoints import load_checkpoint
 
     out = tmp_path / "run"
     # Ctrl-C during the 4th batch's step: that step finishes, the run stops at the boundary after it.
@@ -123,8 +123,8 @@ def test_an_empty_train_split_is_refused(bundled_build: Path, tmp_path: Path) ->
 def test_dual_encoder_ctrl_c_resumes_where_it_stopped(bundled_build: Path, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch, trainer: str,
                                                       batches: int) -> None:
-    from tnforge.trainers.checkpoints import load_checkpoint
     from tnforge.trainers.dual_encoders.scorer import FORMAT
+    from tnforge.trainers.training.checkpoints import load_checkpoint
 
     out = tmp_path / "run"
     with monkeypatch.context() as patch:  # _pack runs twice a batch: Ctrl-C in batch `batches` + 1, which ends

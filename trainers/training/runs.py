@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tnforge.errors import Interrupted
-from tnforge.trainers.checkpoints import BEST, LAST
+from tnforge.trainers.training.checkpoints import BEST, LAST
 
 #: The JSONL log of a run (one record per event: train windows, dev evaluations): reproducible, so a resumed
 #: run's is the same as an uninterrupted one's.
