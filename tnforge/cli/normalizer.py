@@ -27,6 +27,7 @@ def normalizer() -> None:
 @click.option("--threshold", default=THRESHOLD, type=click.FloatRange(0),
               help="Tagger probability from which PLAIN/PUNCT tokens are read as written.")
 @click.option("--overwrite", is_flag=True, help="Replace the normalizer in a non-empty --out.")
+@common.grammar_language
 def assemble(model: str, tagger: str, out: str, grammar: bool, confidence: float, threshold: float,
              overwrite: bool) -> None:
     """Assemble a normalizer: the model's checkpoint and the tagger copied into OUT, with a manifest of their
