@@ -98,6 +98,10 @@ def test_lang_and_grammar_dir_on_the_command_line(in_home):
     assert len(refused.output.strip().splitlines()) == 1 and "Traceback" not in refused.output
     missing = runner.invoke(cli, ["grammar", "readings", "21", "--grammar-dir", str(in_home / "nowhere")])
     assert missing.exit_code == 1 and missing.output.startswith("Error: --grammar-dir: ")
+    for command in (["build", "--out", str(in_home / "out")], ["negatives", str(in_home / "out")],
+                    ["grammar", "coverage", str(in_home / "out")]):
+        refused = runner.invoke(cli, [*command, "--lang", "xx"])
+        assert refused.exit_code == 1 and refused.output.startswith("Error: --lang: no grammar for language 'xx'"), command
     read = runner.invoke(cli, ["grammar", "readings", "2012", "--class", "CARDINAL", "--lang", CODE])
     assert read.exit_code == 0 and "two thousand twelve" in read.output.splitlines()
     assert adapter.language() == CODE

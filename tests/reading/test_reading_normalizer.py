@@ -132,6 +132,10 @@ def test_save_writes_a_model_card_and_loads_back_the_same(safe_models, normalize
     assert manifest["grammar"]["language"] == "en"
     again = Normalizer.load(saved, "cpu")
     assert again.normalize_batch(TEXTS) == normalizer.normalize_batch(TEXTS) and again.grammar_language == "en"
+    manifest["grammar"]["language"] = "xx"  # a language this machine has no grammar for: refused in one line
+    (saved / "normalizer.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^\S+: no grammar for language 'xx': [^\n]*$"):
+        Normalizer.load(saved, "cpu")
     del manifest["grammar"]["language"]  # a normalizer saved before the language was recorded reads as English
     (saved / "normalizer.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert Normalizer.load(saved, "cpu").grammar_language == "en"
