@@ -22,6 +22,7 @@ from tnforge.trainers.decoding.defaults import TOP_K
               help="--data is a text file, one sentence a line: tokenized, tagged (--tagger), decoded as `normalize` does.")
 @click.option("--tagger", "-t", default=None, type=click.Path(exists=True), help="With --raw: the tagger run.")
 @common.runtime_options
+@common.grammar_language
 def decode(model: str, data: str, split: str, out: str, beam: int, top_k: int, batch_size: int, copies: bool,
            rows_per_file: int, seq_de: str | None, voc_de: str | None, grammar_constraint: bool, weight: float,
            raw: bool, tagger: str | None, device: str, threads: int) -> None:

@@ -28,6 +28,7 @@ from tnforge.trainers.decoding.defaults import THRESHOLD
               help="With --raw: exit 1 when the plain-text pipeline makes an unrecoverable error (a reading the "
                    "grammar licenses for none of the token's gold class), or when no grammar judged it.")
 @common.runtime_options
+@common.grammar_language
 def evaluate(model: str, data: str, split: str, report: str | None, beam: int, batch_size: int,
              grammar: bool | None, seq_de: str | None, voc_de: str | None, grammar_constraint: bool, weight: float,
              raw: bool, tagger: str | None, threshold: float | None, fail_on_unrecoverable: bool, device: str,
