@@ -105,3 +105,13 @@ def test_lang_and_grammar_dir_on_the_command_line(in_home):
     read = runner.invoke(cli, ["grammar", "readings", "2012", "--class", "CARDINAL", "--lang", CODE])
     assert read.exit_code == 0 and "two thousand twelve" in read.output.splitlines()
     assert adapter.language() == CODE
+
+
+def test_the_class_registry_names_the_en_modules():
+    """Every class of `schemas/classes.py` has its module in `tnforge.grammars.en`, with a `lattice`."""
+    import importlib
+
+    from tnforge.schemas.classes import GRAMMAR_MODULES
+
+    for cls, name in GRAMMAR_MODULES.items():
+        assert callable(importlib.import_module(f"tnforge.grammars.en.{name}").lattice), cls
