@@ -32,7 +32,7 @@ _PUNCT = re.compile(r"[^\w\s$£€%'/:.-]|(?<!\d)[.:](?!\d)")
 def gold(data: Path, split: str) -> list[tuple[str, str, int]]:
     """(raw text, gold spoken sentence in plain words as `normalize` writes them, tokens) of a split's sentences."""
     from tnforge.tokenizer import detokenize
-    from tnforge.trainers.decoding.raw_text import speech_words
+    from tnforge.trainers.decoding.sentences import speech_words
     from tnforge.trainers.evaluation.raw_text import gold_sentences
     from tnforge.trainers.kernel.examples import example_files
 

@@ -31,7 +31,7 @@ def measure(tokens: list[tuple[str, str, str]], tagger, normalizer=None) -> dict
     """Counts per (class, part): n, whole, routed and (with a normalizer) spoken."""
     from tests.support.kestrel_external import split_of
     from tnforge.tokenizer import tokenize
-    from tnforge.trainers.decoding.raw_text import tag_sentences
+    from tnforge.trainers.decoding.sentences import tag_sentences
 
     texts = [CARRIER.format(written) for _, written, _ in tokens]
     sentences = [tokenize(text) for text in texts]

@@ -87,7 +87,7 @@ def test_raw_text_takes_the_grammars_one_reading(tmp_path):
     pytest.importorskip("torch")
     from tests.support import tiny_models as H
     from tnforge.grammars import adapter
-    from tnforge.trainers.decoding.raw_text import read_sentences, reading_table
+    from tnforge.trainers.decoding.sentences import read_sentences, reading_table
     from tnforge.trainers.seq2seq.loading import load_model
 
     result, _ = H.train_tiny(tmp_path, epochs=1)
@@ -138,7 +138,7 @@ def test_raw_text_takes_a_grammar_reading_when_the_model_cannot_spell_any(tmp_pa
     pytest.importorskip("torch")
     from tests.support import tiny_models as H
     from tnforge.grammars import adapter, licenses
-    from tnforge.trainers.decoding.raw_text import read_sentences, unspellable_reading
+    from tnforge.trainers.decoding.sentences import read_sentences, unspellable_reading
     from tnforge.trainers.kernel.vocab import UNK
     from tnforge.trainers.seq2seq.loading import load_model
 

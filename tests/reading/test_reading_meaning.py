@@ -34,7 +34,7 @@ def test_an_unsure_code_is_read_without_the_unit_the_model_prefers(safe_models, 
     unit ("two hundred twenty one byte") and LETTERS' one reading ("2 2 1 b") is a word it cannot spell, so
     weighing alone takes the unit; the readings disagree on it, so the token is read without it, and the
     route says so."""
-    from tnforge.trainers.decoding.raw_text import read_sentences, speech_words
+    from tnforge.trainers.decoding.sentences import read_sentences, speech_words
 
     normalizer = Normalizer.load(safe_models[2], "cpu", threads=1)
     tokens = ["Room", token, "is", "here"]

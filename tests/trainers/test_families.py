@@ -114,7 +114,7 @@ class EchoModel:
                         torch.tensor([len(i) for i in ids]), rows)
 
     def read_sentences(self, sentences, classes, probabilities, options):
-        from tnforge.trainers.decoding.raw_text import read_windows
+        from tnforge.trainers.decoding.sentences import read_windows
 
         return read_windows(self, sentences, classes, probabilities, options)
 
@@ -207,7 +207,7 @@ def test_grammar_mask_through_the_protocol_keeps_only_licensed_readings():
 
 def test_read_sentences_gives_constraints_each_outputs_token_span():
     from tnforge.trainers.decoding.hooks import BatchConstraint
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
 
     seen: list[ConstraintBatch] = []
 

@@ -303,8 +303,8 @@ def open_reader(model: str, tagger: str | None, device: str, threads: int, guard
     import warnings
 
     from tnforge.reading import Normalizer, UnguardedWarning
+    from tnforge.reading.assembly import is_normalizer
     from tnforge.trainers.families import WrongKind
-    from tnforge.trainers.normalizer_run import is_normalizer
 
     if is_normalizer(model) and tagger:
         raise click.UsageError(f"{model} is a normalizer: it has its own tagger and grammar (drop --tagger and "

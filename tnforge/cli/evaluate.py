@@ -46,11 +46,11 @@ def evaluate(model: str, data: str, split: str, report: str | None, beam: int, b
       tnforge evaluate --raw --model runs/s2s --tagger runs/tagger --grammar-constraint --data out/en --split test
     """
     from tnforge.grammars import adapter
+    from tnforge.reading.assembly import is_normalizer
     from tnforge.trainers.decoding.constraint_sets import build_constraint
     from tnforge.trainers.evaluation.accuracy import summary, write_report
     from tnforge.trainers.evaluation.decoded import evaluate_decoding, evaluate_readings
     from tnforge.trainers.kernel.examples import example_files
-    from tnforge.trainers.normalizer_run import is_normalizer
 
     with common.grammar_errors("--grammar"):
         judge, note = adapter.judge(grammar)

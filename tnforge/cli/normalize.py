@@ -70,7 +70,7 @@ def normalize(model: str, text: tuple[str, ...], source: str | None, out: str, t
     """
     from tnforge.progress import progress_bar
     from tnforge.reading.streams import normalize_file
-    from tnforge.trainers.decoding.raw_text import reading_table
+    from tnforge.trainers.decoding.sentences import reading_table
 
     if bool(text) == bool(source):
         raise click.UsageError("give either TEXT or --file (not both)")

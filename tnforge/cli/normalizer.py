@@ -40,7 +40,7 @@ def assemble(model: str, tagger: str, out: str, grammar: bool, confidence: float
       tnforge normalizer assemble --model runs/s2s --tagger runs/tagger --out runs/normalizer
       tnforge normalize --model runs/normalizer "Train 540 leaves at 4:45"
     """
-    from tnforge.trainers.normalizer_run import is_normalizer
+    from tnforge.reading.assembly import is_normalizer
 
     if is_normalizer(model):
         raise click.ClickException(f"{model} is already a normalizer: --model takes a decoder model run")

@@ -32,7 +32,7 @@ from tnforge.schemas import SELF, SIL
 
 if TYPE_CHECKING:
     from tnforge.reading.lexicon import Entry
-    from tnforge.trainers.decoding.raw_text import SentenceReading
+    from tnforge.trainers.decoding.sentences import SentenceReading
 
 Punctuation = Literal["drop", "keep"]
 
@@ -96,9 +96,9 @@ class Normalizer:
         `force_lexicon`). `confidence`/`threshold`: the routing settings (default: the normalizer's).
         `seq_de`/`voc_de`: dual-encoder runs rescoring the model's readings, weighed by `weight` (λ).
         ValueError or FileNotFoundError, in one line, for anything that is not what it should be."""
+        from tnforge.reading.assembly import bare_model_refusal, is_normalizer
         from tnforge.trainers.decoding import defaults
         from tnforge.trainers.decoding.constraint_sets import WEIGHT
-        from tnforge.trainers.normalizer_run import bare_model_refusal, is_normalizer
 
         if punctuation not in ("drop", "keep"):
             raise ValueError(f"punctuation must be 'drop' or 'keep', not {punctuation!r}")
@@ -131,7 +131,7 @@ class Normalizer:
 
     @classmethod
     def _from_folder(cls, path: str | os.PathLike, device: Any, tagger: Any) -> Normalizer:
-        from tnforge.trainers.normalizer_run import MODEL_FILE, TAGGER_DIR, open_normalizer
+        from tnforge.reading.assembly import MODEL_FILE, TAGGER_DIR, open_normalizer
 
         if tagger is not None:
             raise ValueError(f"{path} is a normalizer: it has its own tagger and grammar (drop the tagger)")
@@ -162,7 +162,7 @@ class Normalizer:
         """The covering grammar as the decoder's mask and one readings, and its judge; a note when the grammar
         installed now is not the one the normalizer was assembled with."""
         from tnforge.grammars import adapter
-        from tnforge.trainers.normalizer_run import grammar_note
+        from tnforge.reading.assembly import grammar_note
 
         try:
             assembled_in = self.grammar_language if self.sources is not None and self.sources.manifest else None
@@ -211,10 +211,10 @@ class Normalizer:
     # --- reading ------------------------------------------------------------------------------------------
     def read_batch(self, texts: Sequence[str], on_batch: Any = None,
                    counts: dict[str, int] | None = None) -> list[SentenceReading]:
-        """Each text read token by token (`trainers.decoding.raw_text.SentenceReading`: tokens, classes,
+        """Each text read token by token (`trainers.decoding.sentences.SentenceReading`: tokens, classes,
         readings as the corpus writes them, routes, top-k hypotheses), lexicon entries applied. `counts`, when
         given, gains the decoder's counts (sentence models' span mismatches …)."""
-        from tnforge.trainers.decoding.raw_text import normalize_texts
+        from tnforge.trainers.decoding.sentences import normalize_texts
 
         if not self.guarded and not self._warned:  # built without `load`: say it once
             self._warned = True
@@ -277,7 +277,7 @@ class Normalizer:
     def explain(self, text: str) -> list[TokenReading]:
         """Each token of `text`: its character span in `text`, class and probability, reading, and why."""
         from tnforge.tokenizer import token_spans
-        from tnforge.trainers.decoding.raw_text import speech_words
+        from tnforge.trainers.decoding.sentences import speech_words
 
         [reading] = self.read_batch([text])
         spans = token_spans(text)
@@ -330,8 +330,8 @@ class Normalizer:
         """Write this normalizer as a folder (`normalizer.json`, `model/`, `tagger/`, `MODEL_CARD.md`): the one
         way to write one; (folder, notes for the user). Needs a tagger; a normalizer loaded with guard=False is
         saved without the grammar (and loads only with guard=False)."""
+        from tnforge.reading.assembly import assemble
         from tnforge.reading.card import write_card
-        from tnforge.trainers.normalizer_run import assemble
 
         if self.sources is None or self.sources.tagger is None:
             raise ValueError("a normalizer needs a tagger: load the model with tagger=… to save it")
@@ -359,7 +359,7 @@ def _source(reading: SentenceReading, t: int) -> str:
 def _with_punctuation(reading: SentenceReading, corpus_letters: bool) -> str:
     """The spoken sentence with each silent punctuation mark kept where it was written ("three dollars, then")."""
     from tnforge.tokenizer import detokenize
-    from tnforge.trainers.decoding.raw_text import speech_words
+    from tnforge.trainers.decoding.sentences import speech_words
 
     pieces = []
     for token, corpus in zip(reading.tokens, reading.readings, strict=True):

@@ -2,7 +2,7 @@
 interface and its generator): a **step decoder** (`StepDecoder`: encode, step, state `select`, special ids,
 length limits — what beam search, top-k, the grammar mask and the dual-encoder constraints see) and a
 **sentence reader** (`SentenceReader`: tokenized sentences → each token's reading, with `ReadOptions`). Window
-families read sentences a window at a time (`decoding.raw_text.read_windows`, their default); the sentence
+families read sentences a window at a time (`decoding.sentences.read_windows`, their default); the sentence
 family reads whole sentences. Nothing here names one family's network or its vocabulary's ids."""
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class ReadOptions:
     """How a sentence reader reads: the constraint, beam and batch, the threshold above which PLAIN/PUNCT
     tokens are read as written, the covering grammar's words (`reading_words`) and the classes it covers, a
     tagger's alternatives and likely classes per token, top-k and whether the grammar's one reading is taken
-    (`decoding.raw_text.read_sentences` says each in full)."""
+    (`decoding.sentences.read_sentences` says each in full)."""
 
     constraint: Any = None
     beam: int = BEAM
@@ -115,7 +115,7 @@ class ReadOptions:
 @runtime_checkable
 class SentenceReader(Protocol):
     """Tokenized sentences (with classes and their probabilities, when known) → each token's reading
-    (`decoding.raw_text.SentenceReading`) and the constraint's counts."""
+    (`decoding.sentences.SentenceReading`) and the constraint's counts."""
 
     def read_sentences(self, sentences: Sequence[Sequence[str]], classes: Sequence[Sequence[str | None]] | None,
                        probabilities: Sequence[Sequence[float]] | None, options: ReadOptions) -> tuple[list, dict]: ...

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tnforge.schemas.classes import COVERED
-from tnforge.trainers.decoding.raw_text import (
+from tnforge.trainers.decoding.sentences import (
     SentenceReading,
     Tagged,
     read_sentences,

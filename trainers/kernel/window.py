@@ -72,8 +72,8 @@ class LoadedWindowModel(NetworkDecoder):
 
     def read_sentences(self, sentences: Sequence[Sequence[str]], classes: Sequence[Sequence[str | None]] | None,
                        probabilities: Sequence[Sequence[float]] | None, options: Any) -> tuple[list, dict]:
-        """The window families' sentence reader (`decoding.raw_text.read_windows`)."""
-        from tnforge.trainers.decoding.raw_text import read_windows
+        """The window families' sentence reader (`decoding.sentences.read_windows`)."""
+        from tnforge.trainers.decoding.sentences import read_windows
 
         return read_windows(self, sentences, classes, probabilities, options)
 

@@ -1,6 +1,6 @@
 """A sentence checkpoint: the shared checkpoint contract plus the SentencePiece model (`pieces`), loaded as a
 `LoadedSentenceModel` that meets the decoding protocol and reads whole tokenized sentences
-(`reading.read_whole_sentences`), which `decoding.raw_text.read_sentences` hands it."""
+(`reading.read_whole_sentences`), which `decoding.sentences.read_sentences` hands it."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from tnforge.trainers.decoding.beam_search import beam_search
 from tnforge.trainers.decoding.decode import autocast
 from tnforge.trainers.decoding.hooks import Counts, merge_counts
 from tnforge.trainers.decoding.protocol import ReadOptions
-from tnforge.trainers.decoding.raw_text import (
+from tnforge.trainers.decoding.sentences import (
     SentenceReading,
     decoding_class,
     grammar_reading,

@@ -91,7 +91,7 @@ def test_tiny_model_learns_the_sentences_and_reads_them_back_aligned(trained):
         result.run / "best.pt", weights_only=False)["pieces"]
     family, loaded = load(result.run)
     assert family.name == "sentence" and isinstance(loaded, LoadedSentenceModel)
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
 
     tokens = [[b for _, b, _ in s] for s in TINY_SENTENCES]
     readings, counts = read_sentences(loaded, tokens, beam=3)
@@ -145,7 +145,7 @@ def test_transformer_steps_give_the_logits_of_the_whole_prefix():
 
 def test_tiny_transformer_learns_the_sentences(tmp_path):
     """The Transformer learns the tiny sentences and reads them back one reading per token."""
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
     from tnforge.trainers.evaluation.accuracy import is_correct
     from tnforge.trainers.families import load
     from tnforge.trainers.sentence.train import train
@@ -166,7 +166,7 @@ def test_grammar_mask_holds_each_span(trained):
     """A covering grammar that licenses one other reading of 540 (CARDINAL): that span takes it, and the
     sentence still splits into one reading per token."""
     from tnforge.trainers.decoding.constraints import GrammarConstraint
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
     from tnforge.trainers.families import load
 
     result, _ = trained
@@ -217,7 +217,7 @@ def test_decode_raw_writes_each_tokens_hypotheses(trained, tmp_path):
 
 
 def test_a_class_reading_model_needs_a_tagger_for_raw_text(trained, tmp_path):
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
     from tnforge.trainers.families import load
     from tnforge.trainers.sentence.reading import NeedsClasses
 
@@ -250,7 +250,7 @@ def test_a_build_without_readings_is_refused_in_one_line(tmp_path, trained):
 def test_grammar_readings_leave_tokens_read_as_written_or_silent(trained):
     """A grammar that licenses only `<self>` for words and `sil` for punctuation changes nothing: the model can
     spell both (a copy, an empty span), so no token takes a grammar reading in their place."""
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
     from tnforge.trainers.families import load
 
     result, _ = trained
@@ -270,7 +270,7 @@ def test_grammar_mask_holds_spans_read_as_written_or_silent(tmp_path):
     """Where the grammar licenses only `<self>` (a word) or `sil` (punctuation), the mask holds the span to the
     token's own pieces or to an empty span — even for a model that has learned nothing yet."""
     from tnforge.trainers.decoding.constraints import GrammarConstraint
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
     from tnforge.trainers.families import load
     from tnforge.trainers.sentence.train import train
 
@@ -300,7 +300,7 @@ def test_grammar_mask_holds_spans_read_as_written_or_silent(tmp_path):
 def test_a_span_that_runs_on_ends_at_its_limit(tmp_path):
     """A model that never ends a span (untrained) still gives every token its own span, the long ones ended at
     their limit: one token read on and on cannot use up the sentence's length and leave the rest empty."""
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
     from tnforge.trainers.families import load
     from tnforge.trainers.sentence.spans import span_limit
     from tnforge.trainers.sentence.train import train

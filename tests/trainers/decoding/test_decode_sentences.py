@@ -30,7 +30,7 @@ def _gold(sentences=H.TINY_SENTENCES):
 
 
 def test_confident_plain_and_punct_skip_the_seq2seq_the_rest_is_decoded_by_class(tiny):
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
 
     loaded, _, _ = tiny
     tokens, classes, afters = _gold()
@@ -56,7 +56,7 @@ def test_grammar_constraint_uses_each_tokens_class(tiny):
     pytest.importorskip("pynini")
     from tnforge.grammars import adapter
     from tnforge.trainers.decoding.constraint_sets import grammar_constraint
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
 
     loaded, _, _ = tiny
     reading_words, covered = adapter.reading_words()
@@ -73,7 +73,7 @@ def test_grammar_constraint_uses_each_tokens_class(tiny):
              for t, r, c, d in zip(reading.tokens, reading.readings, reading.classes, reading.decoded, strict=True) if d]
     assert all(judge(items))
     # A PLAIN token the grammar reads otherwise ("centre" → "center", "-" → "to") goes to the seq2seq.
-    from tnforge.trainers.decoding.raw_text import read_as_written
+    from tnforge.trainers.decoding.sentences import read_as_written
 
     assert read_as_written("centre", "PLAIN", 1.0, 0.9, reading_words) is None
     assert read_as_written("-", "PLAIN", 1.0, 0.9, reading_words) is None
@@ -89,7 +89,7 @@ def test_real_sentences_read_with_gold_classes(tiny, bundled_tsv):
     abbreviations the corpus expands, by their context: `St` → saint); the tokens and line structure survive
     whatever the (tiny, untrained-on-them) model says."""
     from tnforge.abbreviations import abbreviation_reading
-    from tnforge.trainers.decoding.raw_text import read_sentences
+    from tnforge.trainers.decoding.sentences import read_sentences
 
     loaded, _, _ = tiny
     sentences, sentence = [], []
@@ -252,7 +252,7 @@ def tagger(bundled_build, tmp_path_factory):
 def test_tagger_classes_drive_the_pipeline_on_real_raw_sentences(tiny, tagger, bundled_build):
     from tnforge.abbreviations import abbreviation
     from tnforge.tokenizer import detokenize, tokenize
-    from tnforge.trainers.decoding.raw_text import normalize_texts, read_as_written, tag_sentences
+    from tnforge.trainers.decoding.sentences import normalize_texts, read_as_written, tag_sentences
     from tnforge.trainers.evaluation.raw_text import gold_sentences
     from tnforge.trainers.kernel.examples import example_files
 
@@ -377,7 +377,7 @@ def test_live_standard_input_gets_each_answer_before_the_next_line(tiny):
 def test_speech_turns_the_corpus_letter_spelling_into_words():
     """`normalize` writes URLs as a speech engine says them; `--corpus-letters` keeps the corpus's spelling."""
     from tnforge.grammars.en.electronic_reading import verbalize
-    from tnforge.trainers.decoding.raw_text import SentenceReading, reading_table
+    from tnforge.trainers.decoding.sentences import SentenceReading, reading_table
     url = verbalize("Battle.net")
     assert url.startswith("b_letter a_letter t_letter")
     reading = SentenceReading(["See", "Battle.net", "."], ["PLAIN", "ELECTRONIC", "PUNCT"], [1.0, 0.9, 1.0],
@@ -399,7 +399,7 @@ def test_speech_turns_the_corpus_letter_spelling_into_words():
 
 def test_the_reading_table_explains_its_marks() -> None:
     """`*` (decoded by the model) and `=` (the grammar's one reading) get a legend line, only when shown."""
-    from tnforge.trainers.decoding.raw_text import SentenceReading, reading_table
+    from tnforge.trainers.decoding.sentences import SentenceReading, reading_table
 
     both = SentenceReading(["Train", "540", "BBC", "."], ["PLAIN", "CARDINAL", "LETTERS", "PUNCT"], [1.0] * 4,
                            [SELF, "five hundred forty", "b b c", SIL], [False, True, False, False],
