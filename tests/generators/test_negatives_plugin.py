@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.negatives_reference import REFERENCE, chunk_pairs, plugin_pairs
-from tnforge import datasets
+from tests.support.paths import REPO
+from tnforge import datasets, plugins
 from tnforge.cli import cli
 from tnforge.generators import negatives as registry
 from tnforge.generators.input_negatives import Positive, Settings
@@ -24,32 +25,20 @@ from tnforge.generators.negative_context import build_context
 from tnforge.gold_pairs import read_corpus_pairs
 from tnforge.hashing import stable_hash64
 
-TOY = '''
-from tnforge.generators.negatives import register_generator
-
-
-@register_generator("doubled", subtypes=("doubled", "reversed"), regenerated=False)
-def propose(before, reading, semiotic_class, base):
-    """Its words reversed (two words or more), the reading said twice, then a hashed number appended."""
-    words = reading.split()
-    if len(words) > 1 and words[::-1] != words:
-        yield " ".join(words[::-1]), "reversed"
-    yield f"{reading} {reading}", "doubled"
-    yield f"{reading} {base % 1000}", "doubled"
-'''
+#: The plug-in: one module outside the package, brought in by TNFORGE_PLUGINS only.
+TOY = REPO / "tests" / "support" / "toy_negatives.py"
 
 
 @pytest.fixture
-def toy(tmp_path, monkeypatch) -> Path:
+def toy(monkeypatch) -> Path:
     """The plug-in's module, named in TNFORGE_PLUGINS; the registry is restored afterwards."""
-    module = tmp_path / "plugin" / "toy_negatives.py"
-    module.parent.mkdir()
-    module.write_text(TOY)
     registry.registered()  # the built-ins discovered first, so the restored registry holds them
     monkeypatch.setattr(registry, "_GENERATORS", dict(registry._GENERATORS))
     monkeypatch.delitem(sys.modules, "toy_negatives", raising=False)  # imported afresh, so it registers here
-    monkeypatch.setenv("TNFORGE_PLUGINS", str(module))
-    return module
+    monkeypatch.setattr(plugins, "_loaded", set())  # and loaded again by each test (the same path each time)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # its folder leaves sys.path afterwards
+    monkeypatch.setenv("TNFORGE_PLUGINS", str(TOY))
+    return TOY
 
 
 def _tnforge(*args: str) -> subprocess.CompletedProcess:
