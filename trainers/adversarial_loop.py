@@ -22,23 +22,32 @@ from tnforge.trainers.evaluation.accuracy import BatchJudge
 if TYPE_CHECKING:
     from tnforge.trainers.decoding.protocol import DecodableModel
 
-DecodeTopK = Callable[[int, Path | None], Path]
-Regenerate = Callable[[int, Path], None]
-Retrain = Callable[[int], Path]
-Evaluate = Callable[[int, Path], dict[str, Any]]
+DecodeTopK = Callable[[int, Path | str | None], Path | str]  # gs:// paths stay str
+Regenerate = Callable[[int, Path | str], None]
+Retrain = Callable[[int], Path | str]
+Evaluate = Callable[[int, Path | str], dict[str, Any]]
 
 
 #: A finished round's record in its folder (`work`/round-N/), written last: the loop resumes after it.
 ROUND_RECORD = "round.json"
 
 
-def finished_round(work: Path | None, round_index: int, settings: dict[str, Any]) -> dict[str, Any] | None:
-    """The row of round `round_index` when an earlier run of the same settings finished it in `work`; a record
-    of other settings is refused (ValueError, one line)."""
-    path = None if work is None else work / f"round-{round_index}" / ROUND_RECORD
-    if path is None or not path.is_file():
+def round_record(work: str | Path, round_index: int) -> str:
+    """Where round `round_index`'s record lives in `work` (local or gs://)."""
+    from tnforge.filesystems import join
+
+    return join(work, f"round-{round_index}", ROUND_RECORD)
+
+
+def finished_round(work: str | Path | None, round_index: int, settings: dict[str, Any]) -> dict[str, Any] | None:
+    """The row of round `round_index` when an earlier run of the same settings finished it in `work` (local or
+    gs://); a record of other settings is refused (ValueError, one line)."""
+    from tnforge.filesystems import is_file, read_bytes
+
+    path = None if work is None else round_record(work, round_index)
+    if path is None or not is_file(path):
         return None
-    record = json.loads(path.read_text(encoding="utf-8"))
+    record = json.loads(read_bytes(path).decode("utf-8"))
     if record.get("settings") != settings:
         raise ValueError(f"{work}: holds rounds of a loop with other settings ({path}): use a new --out")
     return record["row"]
@@ -46,23 +55,23 @@ def finished_round(work: Path | None, round_index: int, settings: dict[str, Any]
 
 def adversarial_loop(rounds: int, decode_topk: DecodeTopK, regenerate: Regenerate, retrain: Retrain,
                      evaluate: Evaluate, on_round: Callable[[dict[str, Any]], None] | None = None,
-                     work: Path | None = None, settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+                     work: str | Path | None = None, settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Run `rounds` rounds; returns one row per round (its figures plus the seconds of each step). With `work`,
     each finished round's row is recorded in `work`/round-N/round.json (last), and the rounds an earlier run
     of the same `settings` finished there are taken from their records, not run again (a loop interrupted
     between rounds resumes)."""
-    from tnforge.filesystems import write_text
+    from tnforge.filesystems import is_remote, write_text
 
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
     rows: list[dict[str, Any]] = []
-    previous: Path | None = None
+    previous: Path | str | None = None
     for round_index in range(1, rounds + 1):
         if (row := finished_round(work, round_index, settings or {})) is not None:
             rows.append(row)
             if on_round is not None:
                 on_round(row)
-            previous = Path(row["filter"])
+            previous = row["filter"] if is_remote(row["filter"]) else Path(row["filter"])  # Path() breaks gs://
             continue
         timings: dict[str, float] = {}
         started = time.monotonic()
@@ -80,7 +89,7 @@ def adversarial_loop(rounds: int, decode_topk: DecodeTopK, regenerate: Regenerat
         row = {"round": round_index, "filter": str(run), "hypotheses": str(hypotheses), **figures, **timings}
         rows.append(row)
         if work is not None:
-            write_text(work / f"round-{round_index}" / ROUND_RECORD,
+            write_text(round_record(work, round_index),
                        json.dumps({"settings": settings or {}, "row": row}, indent=2, default=str) + "\n")
         if on_round is not None:
             on_round(row)

@@ -99,3 +99,29 @@ def test_an_evaluation_split_without_examples_stops_the_loop_before_anything(tmp
     with pytest.raises(ValueError, match="the test split has no examples: nothing to evaluate"):
         run_loop(None, data, tmp_path / "work", lambda *args: None, LoopConfig(split="test"))
     assert not (tmp_path / "work").exists()
+
+
+def test_round_records_on_gs_resume_the_loop_with_the_same_rows(gcs):
+    """The round records (round-N/round.json, written last) work on gs://: a loop interrupted between rounds
+    resumes from them with exactly the rows of the rounds it finished."""
+    work = f"{gcs.bucket('loop-records')}/work"
+    interrupted: list[int] = []
+
+    def retrain(r: int) -> str:
+        if r == 2 and not interrupted:
+            interrupted.append(r)
+            raise Stopped
+        return f"{work}/round-{r}/voc-de"
+
+    decoded: list[int] = []
+    steps = (lambda r, previous: decoded.append((r, previous)) or f"{work}/round-{r}/hypotheses.parquet",
+             lambda r, h: None, retrain, lambda r, run: {"errors": 3 - r})
+    with pytest.raises(Stopped):
+        adversarial_loop(2, *steps, work=work, settings={"lambda": 5})
+    first = json.loads(gcs.read(f"{work}/round-1/round.json"))["row"]
+    decoded.clear()
+    rows = adversarial_loop(2, *steps, work=work, settings={"lambda": 5})
+    assert decoded == [(2, f"{work}/round-1/voc-de")] and rows[0] == first and [row["round"] for row in rows] == [1, 2]
+    assert json.loads(gcs.read(f"{work}/round-2/round.json"))["row"] == rows[1]
+    with pytest.raises(ValueError, match="other settings"):
+        adversarial_loop(2, *steps, work=work, settings={"lambda": 6})
