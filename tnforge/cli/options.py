@@ -11,6 +11,7 @@ import click
 from click.core import ParameterSource
 
 from tnforge.cli.common import Decorator, option_group, parsed_by
+from tnforge.trainers.families import resolve
 
 _TYPES = {"int": int, "float": float, "str": str, "bool": bool}
 
@@ -41,18 +42,11 @@ def _option(field: dataclasses.Field) -> Decorator:
         value_type = str
     parse = meta.get("parse")
     if parse is not None:  # "module:attr" or a callable: the value as the config wants it; errors as bad values
-        parse = _resolved(parse) if isinstance(parse, str) else parse
+        parse = resolve(parse) if isinstance(parse, str) else parse
         return click.option(flag, *meta.get("aliases", ()), field.name, default=default, type=value_type,
                             callback=parsed_by(parse), help=meta["help"])
     return click.option(flag, *meta.get("aliases", ()), field.name, default=default, type=value_type,
                         help=meta["help"])
-
-
-def _resolved(target: str) -> Any:
-    import importlib
-
-    module, _, attribute = target.partition(":")
-    return getattr(importlib.import_module(module), attribute)
 
 
 def dataclass_options(cls: type, skip: tuple[str, ...] = ()) -> Decorator:
