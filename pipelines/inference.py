@@ -18,7 +18,7 @@ import importlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import apache_beam as beam
@@ -216,7 +216,6 @@ def best_readings_on_beam(files: Sequence[object], spec: DecodeSpec, pipeline_ar
     elsewhere; else a local temporary folder) that is removed after."""
     import tempfile
     import uuid
-    from dataclasses import replace
 
     from apache_beam.options.pipeline_options import GoogleCloudOptions, PipelineOptions
 
@@ -237,6 +236,25 @@ def best_readings_on_beam(files: Sequence[object], spec: DecodeSpec, pipeline_ar
         return readings
     finally:
         remove(scratch)
+
+
+@dataclass(frozen=True)
+class BeamDecoding:
+    """The adversarial loop's decoding on Beam (`trainers.adversarial_loop.LoopDecoding`): `tnforge loop …
+    -- BEAM_OPTIONS` decodes each round's top-k and its evaluation split with these pipelines, the workers
+    reading each round's vocabulary filter from its run folder (on gs:// when the loop's work folder is)."""
+
+    spec: DecodeSpec  # the model, device, threads, weight λ and beam of the loop (the filter and top-k per step)
+    pipeline_args: tuple[str, ...]
+    batch_size: int
+
+    def hypotheses(self, files: Sequence[object], out: str, filter: str | None) -> None:
+        spec = replace(self.spec, voc_de=filter, beam=max(self.spec.beam, self.spec.top_k))
+        decode_on_beam(list(files), out, spec, self.pipeline_args, "train", self.batch_size)
+
+    def best_readings(self, files: Sequence[object], split: str, filter: str) -> dict[int, str]:
+        return best_readings_on_beam(list(files), replace(self.spec, voc_de=filter), self.pipeline_args, split,
+                                     self.batch_size)
 
 
 # --- normalize --file ------------------------------------------------------------------------------------------

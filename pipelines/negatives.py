@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
-from pathlib import Path
 from typing import Any
 
 import apache_beam as beam
@@ -69,17 +68,19 @@ def build_pipeline(
     shards: int,
     units: int | None = None,
     release: bool = False,
+    out: str | None = None,
 ) -> beam.PCollection:
     """Add the negatives transforms to a pipeline; returns the PCollection of shard reports.
 
     units: work units (None: one per INPUTS_PER_UNIT distinct inputs, counted in the pipeline); release: hand
     freed memory back to the system after each chunk and shard (`collector.release_memory`; worth its CPU in
-    worker processes, whose memory adds up)."""
+    worker processes, whose memory adds up); out: where the pairs and the scratch go (None: `root`)."""
+    out = out or root
     tasks = input_tasks(root, settings.trivial, topk_from if needing(HYPOTHESES, settings.kinds) else None)
     read = (
         pipeline
         | "InputFiles" >> beam.Create(tasks)
-        | "ReadInputs" >> beam.ParDo(ReadInputs(root, join(root, INPUTS), settings.seed)).with_outputs(
+        | "ReadInputs" >> beam.ParDo(ReadInputs(root, join(out, INPUTS), settings.seed)).with_outputs(
             CONTEXT, main="files")
     )
     files = read.files
@@ -95,10 +96,10 @@ def build_pipeline(
         | "SpreadUnits" >> beam.Reshuffle()
         | "ReadUnits" >> beam.Map(unit_pieces, beam.pvalue.AsList(files), beam.pvalue.AsSingleton(unit_count))
         | "Generate" >> beam.ParDo(_Generate(settings, use_grammar, release=release), beam.pvalue.AsList(read[CONTEXT]))
-        | "Write" >> WriteDataset(root, dict.fromkeys(OUTPUTS, shards), scratch=join(root, PIECES), release=release,
+        | "Write" >> WriteDataset(out, dict.fromkeys(OUTPUTS, shards), scratch=join(out, PIECES), release=release,
                                   summarize=tally_table)
         | "AllShards" >> beam.combiners.ToList()
-        | "SaveCounts" >> beam.Map(save_tallies, join(root, COUNTS))
+        | "SaveCounts" >> beam.Map(save_tallies, join(out, COUNTS))
     )
 
 
@@ -123,6 +124,21 @@ def work_counters(result: Any) -> dict[str, int]:
         counters = result.metrics().query(MetricsFilter().with_namespace(METRICS).with_name(name))["counters"]
         found[name] = sum(int(c.committed if c.committed is not None else c.attempted) for c in counters)
     return found
+
+
+def check_pairs_folder(out: str) -> None:
+    """A folder holding a dataset's examples is no pairs folder (one line, before anything is written)."""
+    if dataset_files(out, "examples"):
+        raise ValueError(f"{out}: holds a dataset of its own (examples/): give a new or a pairs folder as --out")
+
+
+def pairs_folder(root: str, out: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Start `out` as the pairs folder of dataset `root`: its manifest is the dataset's (the build's sections,
+    read by whoever trains on the pairs) with `inputs` naming `root`, and no pairs until this run records them;
+    returns that manifest (`check_pairs_folder` first)."""
+    manifest = {name: value for name, value in manifest.items() if name != "negatives"} | {"inputs": root}
+    write_manifest(out, manifest)
+    return manifest
 
 
 def _forget_outputs(root: str, manifest: dict[str, Any]) -> None:
@@ -159,6 +175,7 @@ def run_negatives(
     workers: int | None = None,
     trivial: bool = True,
     units: int | None = None,
+    out: str | None = None,
 ) -> dict[str, Any]:
     """Generate the pairs of a dataset directory; returns the manifest's new "negatives" section.
 
@@ -168,9 +185,11 @@ def run_negatives(
     FnApiRunner unless they name a runner); workers: local worker processes (direct_num_workers; None: 1, in
     process; 0: `auto_workers`, one per expected work unit up to the usable cores); trivial:
     make pairs for trivial tokens too, and "unread" (`<self>`) negatives for the others; units: work units
-    (None: from the data, one per INPUTS_PER_UNIT distinct inputs; the files are the same for any count)."""
+    (None: from the data, one per INPUTS_PER_UNIT distinct inputs; the files are the same for any count); out:
+    another folder for the pairs and their manifest (`pairs_folder`), the dataset `root` only read (None: `root`)."""
     say = progress or (lambda _message: None)
     root = str(root)
+    out = root if out is None or str(out).rstrip("/") == root.rstrip("/") else str(out)
     kinds = list(dict.fromkeys(kinds))
     check_kinds(kinds, topk_from)
     if topk_from and not exists(check_path(topk_from)):
@@ -185,6 +204,8 @@ def run_negatives(
     if not dataset_files(root, "positive_pairs"):
         raise FileNotFoundError(f"{root}: no positive pairs under positives/ (run `tnforge build` first)")
     manifest = require_complete(root)
+    if out != root:
+        check_pairs_folder(out)
     use_grammar = resolve_grammar(grammar)
     settings = Settings(kinds=frozenset(kinds), ratio=ratio, cap=cap, seed=seed, trivial=trivial)
     if workers == 0:
@@ -193,10 +214,12 @@ def run_negatives(
         f"{'on' if use_grammar else 'off'}, trivial pairs {'on' if trivial else 'off'}"
         f"{f', {workers} local workers' if workers and workers > 1 else ''})")
     options = pipeline_options(pipeline_args, workers)  # refuses bad runner options before anything is deleted
-    _forget_outputs(root, manifest)
+    if out != root:
+        manifest = pairs_folder(root, out, manifest)
+    _forget_outputs(out, manifest)
     pipeline = make_pipeline(options)
     processes = bool(workers and workers > 1)  # worker processes, besides this one
-    build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units, release=processes)
+    build_pipeline(pipeline, root, settings, topk_from, use_grammar, shards, units, release=processes, out=out)
     tallies = None
     try:
         # Memory: few malloc arenas in every process of the run; with worker processes, the driver (which only
@@ -204,14 +227,14 @@ def run_negatives(
         with quiet_worker_errors(), few_malloc_arenas(), trimming() if processes else nullcontext():
             result = pipeline.run()
             result.wait_until_finish()
-        tallies = load_tallies(join(root, COUNTS))
+        tallies = load_tallies(join(out, COUNTS))
     except BaseException as error:
         if interrupted(error):  # Beam wraps Ctrl-C in a RuntimeError: one line and exit 130, as build does
-            raise Interrupted(f"interrupted; no negatives were written to {root}") from error
+            raise Interrupted(f"interrupted; no negatives were written to {out}") from error
         raise
     finally:
-        _remove_pieces(root)
-        remove_temporaries(root)  # what a worker that died between writing and renaming left
+        _remove_pieces(out)
+        remove_temporaries(out)  # what a worker that died between writing and renaming left
     say("counting the pairs written")
     section: dict[str, Any] = {
         "ratio": float(ratio) if ratio is not None else "all",
@@ -228,13 +251,15 @@ def run_negatives(
         "work": work_counters(result),
         **summarize(tallies),
     }
-    update_section(root, "negatives", section)
+    update_section(out, "negatives", section)
     return section
 
 
-def regenerate_negatives(dataset: Path, kinds: Sequence[str], ratio: float | None, hypotheses: Path,
-                         seed: int) -> None:
-    """The adversarial loop's Beam step (`trainers.adversarial_loop.RegenerateNegatives`): the pairs of
-    `dataset` made again, of `kinds` (none: the registry's `regenerated_kinds()`), top-k ones from `hypotheses`
-    (one shard, the grammar when available, local runner)."""
-    run_negatives(str(dataset), list(kinds) or list(regenerated_kinds()), ratio, str(hypotheses), None, seed, 1, [])
+def regenerate_negatives(dataset: str, pairs: str, kinds: Sequence[str], ratio: float | None, hypotheses: str,
+                         seed: int, pipeline_args: Sequence[str] = ()) -> None:
+    """The adversarial loop's Beam step (`trainers.adversarial_loop.RegenerateNegatives`, `pipeline_args` bound
+    by the caller): the pairs of `dataset` (only read) made again into the pairs folder `pairs`, of `kinds`
+    (none: the registry's `regenerated_kinds()`), top-k ones from `hypotheses` (one shard, the grammar when
+    available; the local runner unless `pipeline_args` name another)."""
+    run_negatives(str(dataset), list(kinds) or list(regenerated_kinds()), ratio, str(hypotheses), None, seed, 1,
+                  list(pipeline_args), out=str(pairs))

@@ -20,8 +20,10 @@ def run_negatives_job(
     pipeline_args: Sequence[str] = (),
     workers: int | None = None,
     progress: Callable[[str], None] | None = None,
+    out: str | None = None,
 ) -> dict[str, Any]:
-    """Generate the pairs of dataset directory `root`; return the manifest's new "negatives" section.
+    """Generate the pairs of dataset directory `root` (into `out` when given, `root` then only read); return
+    the manifest's new "negatives" section.
 
     Raises NegativesOptionError for an option that cannot work, ValueError / FileNotFoundError / RuntimeError
     when the run cannot start or fails."""
@@ -29,12 +31,12 @@ def run_negatives_job(
     from tnforge.pipelines.negatives import run_negatives
 
     config = resolve(root, config)
-    with quiet_library_logs(), interrupt_says(f"interrupted; no negatives were written to {root}"):
+    with quiet_library_logs(), interrupt_says(f"interrupted; no negatives were written to {out or root}"):
         return run_negatives(
             str(root), kinds=list(config.kinds), ratio=config.ratio, topk_from=config.topk_from,
             grammar=config.grammar, seed=int(config.seed or 0), shards=config.shards,
             pipeline_args=list(pipeline_args), cap=config.cap, progress=progress, workers=workers,
-            trivial=config.trivial, units=config.units or None,
+            trivial=config.trivial, units=config.units or None, out=out,
         )
 
 

@@ -1,18 +1,18 @@
 """The adversarial iteration of Gokcen et al. (2019): each round decodes the training data for top-k
 hypotheses (with the previous round's vocabulary filter) → regenerates top-k negatives → retrains the filter
-→ evaluates decoding with it. `adversarial_loop` runs injected steps; `run_loop` supplies them for a seq2seq
-model and a dataset directory, with the regeneration (Beam) passed in by the caller.
+→ evaluates decoding with it. `adversarial_loop` runs injected steps; `run_loop` supplies them for a decoder
+model and a dataset directory (local or gs://), with the regeneration (Beam) passed in by the caller and,
+for decoding at scale, the decoding on Beam (`LoopDecoding`).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tnforge.trainers.decoding.constraint_sets import WEIGHT
 from tnforge.trainers.decoding.defaults import BATCH_SIZE, BEAM
@@ -133,11 +133,23 @@ def write_loop(rows: list[dict[str, Any]], out: str | Path, title: str) -> tuple
     return markdown, write_text_files(out, {"loop.md": markdown, "loop.json": json.dumps(rows, indent=2) + "\n"})
 
 
-# --- the loop's steps on a seq2seq model and a dataset directory --------------------------------------------
+# --- the loop's steps on a decoder model and a dataset directory ----------------------------------------------
 
-#: (dataset, kinds, ratio, top-k hypotheses, seed) → None: writes the dataset's pairs / vocab_pairs (Beam); kinds
-#: () means the generator registry's "regenerated each round" kinds (trainers do not read generators/).
-RegenerateNegatives = Callable[[Path, Sequence[str], float | None, Path, int], None]
+#: (dataset, pairs folder, kinds, ratio, top-k hypotheses, seed) → None: writes the pairs / vocab_pairs of the
+#: dataset (only read) into the pairs folder (Beam); kinds () means the generator registry's "regenerated each
+#: round" kinds (trainers do not read generators/).
+RegenerateNegatives = Callable[[str, str, Sequence[str], float | None, str, int], None]
+
+
+class LoopDecoding(Protocol):
+    """The loop's decoding done outside this process (on Beam: `tnforge.pipelines.inference.BeamDecoding`), each
+    step with the vocabulary filter of run `filter` (None: none) at the loop's weight."""
+
+    def hypotheses(self, files: Sequence[Path | str], out: str, filter: str | None) -> None:
+        """The top-k hypotheses of the train split's `files` → the new folder `out`."""
+
+    def best_readings(self, files: Sequence[Path | str], split: str, filter: str) -> dict[int, str]:
+        """key → best reading of every original example of `files`."""
 
 
 @dataclass
@@ -154,96 +166,118 @@ class LoopConfig:
     batch_size: int = BATCH_SIZE
 
 
-def loop_dataset(source: Path, work: Path) -> Path:
-    """A dataset directory for the loop's regenerated pairs: links to the source's examples and positives."""
-    from tnforge.datasets import DATASET_DIRS
-    from tnforge.manifest import has_manifest, manifest_path
-
-    target = work / "data"
-    target.mkdir(parents=True, exist_ok=True)
-    for name in ("examples", "sentences", "positive_pairs"):
-        link = target / DATASET_DIRS[name]
-        if not link.exists() and (source / DATASET_DIRS[name]).exists():
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to((source / DATASET_DIRS[name]).resolve(), target_is_directory=True)
-    if has_manifest(source):
-        shutil.copyfile(manifest_path(source), manifest_path(target))
-    return target
+#: The loop's folder of regenerated pairs (`work`/data: a pairs folder of the dataset, which is only read).
+PAIRS = "data"
 
 
-def decode_topk(loaded: DecodableModel, files: Sequence[Path], out: Path, config: LoopConfig,
-                previous: Path | None) -> Path:
-    """The train split's top-k hypotheses (decoded with the previous round's filter, if any) → `out`."""
+def decode_topk(loaded: DecodableModel, files: Sequence[Path | str], out: str, config: LoopConfig,
+                previous: str | None, decoding: LoopDecoding | None = None) -> str:
+    """The train split's top-k hypotheses (decoded with the previous round's filter, if any) → the new folder
+    `out` (an unfinished earlier attempt's removed first), in this process or by `decoding`."""
+    from tnforge.filesystems import remove
     from tnforge.trainers.decoding.constraint_sets import vocabulary_constraint
     from tnforge.trainers.decoding.outputs import write_hypotheses
 
-    constraint = None if previous is None else vocabulary_constraint(loaded, str(previous), config.weight)
+    remove(out)  # a round is redone whole: its hypotheses too
+    if decoding is not None:
+        decoding.hypotheses(files, out, previous)
+        return out
+    constraint = None if previous is None else vocabulary_constraint(loaded, previous, config.weight)
     write_hypotheses(loaded, files, out, split="train", beam=max(config.beam, config.top_k), top_k=config.top_k,
                      batch_size=config.batch_size, constraint=constraint)
     return out
 
 
-def retrain_filter(dataset: Path, run: Path, device: str, epochs: int) -> Path:
-    """Train a vocabulary filter (the default model) on the dataset's vocab_pairs into `run`."""
+def retrain_filter(pairs: str, run: str, device: str, epochs: int) -> str:
+    """Train a vocabulary filter (the default model) on the vocab_pairs of `pairs` into the run folder `run`;
+    a remote `run` (gs://…) is trained in a local scratch folder and copied there whole."""
+    import shutil
+    import tempfile
+
+    from tnforge.filesystems import is_remote, remove
+    from tnforge.folder_copies import copy_folder
     from tnforge.trainers.dual_encoders.runs import default_model
     from tnforge.trainers.dual_encoders.train import DETrainConfig, train_dual_encoder
 
-    train_dual_encoder(DETrainConfig(data=str(dataset), out=str(run), kind="vocabulary", device=device,
-                                     epochs=epochs, progress=False, model=default_model("vocabulary")),
-                       overwrite=True)  # the loop owns its work folder
+    local = tempfile.mkdtemp(prefix="tnforge-filter-") if is_remote(run) else run
+    try:
+        train_dual_encoder(DETrainConfig(data=str(pairs), out=str(local), kind="vocabulary", device=device,
+                                         epochs=epochs, progress=False, model=default_model("vocabulary")),
+                           overwrite=True)  # the loop owns its work folder
+        if is_remote(run):
+            remove(run)
+            copy_folder(local, run)
+    finally:
+        if local != run:
+            shutil.rmtree(local, ignore_errors=True)
     return run
 
 
-def evaluate_filter(loaded: DecodableModel, files: Sequence[Path], run: Path, config: LoopConfig,
-                    judge: BatchJudge | None = None, progress: Progress | None = None, label: str = "evaluate", total: int | None = None) -> dict[str, Any]:
-    """Errors of decoding `config.split` with the filter of `run`: a row of the loop's table."""
+def evaluate_filter(loaded: DecodableModel, files: Sequence[Path | str], run: str, config: LoopConfig,
+                    judge: BatchJudge | None = None, progress: Progress | None = None, label: str = "evaluate",
+                    total: int | None = None, decoding: LoopDecoding | None = None) -> dict[str, Any]:
+    """Errors of decoding `config.split` with the filter of `run` (in this process or by `decoding`): a row of
+    the loop's table."""
     from tnforge.trainers.decoding.constraint_sets import load_scorer
     from tnforge.trainers.decoding.constraints import VocabularyFilterConstraint
-    from tnforge.trainers.evaluation.decoded import evaluate_decoding
+    from tnforge.trainers.evaluation.decoded import evaluate_decoding, evaluate_readings
 
-    scorer = load_scorer(str(run), loaded.device, "vocabulary")
-    result = evaluate_decoding(loaded, files, config.split, VocabularyFilterConstraint(scorer, config.weight), judge,
-                               config.beam, config.batch_size, progress, label, total)
+    scorer = load_scorer(run, loaded.device, "vocabulary")
+    if decoding is not None:
+        result = evaluate_readings(files, config.split, decoding.best_readings(files, config.split, run), judge)
+    else:
+        result = evaluate_decoding(loaded, files, config.split, VocabularyFilterConstraint(scorer, config.weight),
+                                   judge, config.beam, config.batch_size, progress, label, total)
     return {"errors": len(result["errors"]), "error_rate": 1 - result["tokens"]["accuracy"],
             "unrecoverable": result.get("unrecoverable"), "filter_auc": scorer.metrics.get("dev", {}).get("auc")}
 
 
 def run_loop(loaded: DecodableModel, source: Path | str, work: Path | str, regenerate: RegenerateNegatives,
              config: LoopConfig, judge: BatchJudge | None = None, progress: Progress | None = None,
-             on_round: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """The loop on a built dataset `source` (left untouched): pairs are regenerated in `work`/data, each
-    round's hypotheses and filter go to `work`/round-N/, its row to round-N/round.json last; run again on the
-    same `work`, the loop resumes after the last finished round. Returns one row per round."""
+             on_round: Callable[[dict[str, Any]], None] | None = None,
+             decoding: LoopDecoding | None = None) -> list[dict[str, Any]]:
+    """The loop on a built dataset `source` (only read; local or gs://): pairs are regenerated in `work`/data,
+    each round's hypotheses and filter go to `work`/round-N/ (local or gs://), its row to round-N/round.json
+    last; run again on the same `work`, the loop resumes after the last finished round. Decoding runs in this
+    process, or by `decoding` (on Beam). Returns one row per round."""
     from tnforge.datasets import dataset_files
-    from tnforge.filesystems import is_remote
+    from tnforge.filesystems import join
     from tnforge.manifest import build_config, require_dataset
     from tnforge.trainers.evaluation.decoded import require_examples
     from tnforge.trainers.kernel.examples import example_files
 
-    if is_remote(source) or is_remote(work):
-        raise ValueError(f"{source if is_remote(source) else work}: the adversarial loop links and rewrites a local "
-                         "dataset directory; copy the dataset to a local folder first")
+    source, work = str(source), str(work)
     require_dataset(source)  # the loop regenerates the dataset's negatives: a built dataset, checked before any write
     total = require_examples(example_files(source, config.split), config.split)  # none: say so before anything
     if not dataset_files(source, "positive_pairs"):
         raise FileNotFoundError(f"{source}: no positive pairs under positives/ (the loop makes its negatives from "
                                 "them; run `tnforge build` first)")
-    dataset = loop_dataset(Path(source), Path(work))
-    train_files, eval_files = example_files(dataset, "train"), example_files(dataset, config.split)
-    seed = int(build_config(dataset).get("seed", 0) or 0)
+    train_files, eval_files = example_files(source, "train"), example_files(source, config.split)
+    pairs, seed = join(work, PAIRS), int(build_config(source).get("seed", 0) or 0)
+
+    def round_folder(r: int, name: str) -> str:
+        return join(work, f"round-{r}", name)
+
     return adversarial_loop(
         config.rounds,
-        lambda r, previous: decode_topk(loaded, train_files, Path(work) / f"round-{r}" / "hypotheses.parquet",
-                                        config, previous),
-        lambda r, hypotheses: regenerate(dataset, (), config.ratio, hypotheses, seed),
-        lambda r: retrain_filter(dataset, Path(work) / f"round-{r}" / "voc-de", str(loaded.device), config.epochs),
-        lambda r, run: evaluate_filter(loaded, eval_files, run, config, judge, progress, f"round {r}", total),
-        on_round=on_round, work=Path(work), settings=loop_settings(loaded, source, config))
+        lambda r, previous: decode_topk(loaded, train_files, round_folder(r, "hypotheses"), config,
+                                        None if previous is None else str(previous), decoding),
+        lambda r, hypotheses: regenerate(source, pairs, (), config.ratio, str(hypotheses), seed),
+        lambda r: retrain_filter(pairs, round_folder(r, "voc-de"), str(loaded.device), config.epochs),
+        lambda r, run: evaluate_filter(loaded, eval_files, str(run), config, judge, progress, f"round {r}", total,
+                                       decoding),
+        on_round=on_round, work=work, settings=loop_settings(loaded, source, config))
 
 
 def loop_settings(loaded: DecodableModel, source: Path | str, config: LoopConfig) -> dict[str, Any]:
-    """What a resumed loop must share with the run whose rounds it takes over."""
+    """What a resumed loop must share with the run whose rounds it takes over (not the runner: the bytes are
+    the same on any)."""
     from dataclasses import asdict
 
-    return {"model": str(Path(loaded.path).resolve()), "data": str(Path(source).resolve()),
+    from tnforge.filesystems import is_remote
+
+    def where(path: Path | str) -> str:
+        return str(path) if is_remote(str(path)) else str(Path(path).resolve())
+
+    return {"model": where(loaded.path), "data": where(source),
             **{k: v for k, v in asdict(config).items() if k != "rounds"}}

@@ -7,6 +7,7 @@ config dataclasses) — so reading the registry imports no torch. Families outsi
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -152,8 +153,20 @@ def folder_family(path: os.PathLike | str) -> Family | None:
 
 def load(path: os.PathLike | str, device: Any = "cpu", kind: str | None = None) -> tuple[Family, Any]:
     """Any registered family's run (run directory or checkpoint file) loaded onto `device`, with its family;
-    WrongKind when `kind` is given and the family is of another kind."""
+    WrongKind when `kind` is given and the family is of another kind. A run on a remote store (gs://…) is read
+    from a temporary local copy (a worker's filter of the adversarial loop), and keeps its URI as its path."""
     import torch
+
+    from tnforge.filesystems import is_remote
+
+    if is_remote(str(path)):
+        from tnforge.folder_copies import local_copy
+
+        with local_copy(path) as local:
+            family, model = load(local, device, kind)
+        with contextlib.suppress(AttributeError):  # a model without a settable path keeps the copy's
+            model.path = str(path)
+        return family, model
 
     from tnforge.trainers.training.checkpoints import check_version, checkpoint_file, read_payload
 

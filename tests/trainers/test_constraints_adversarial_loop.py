@@ -1,5 +1,5 @@
-"""trainers.adversarial_loop: rounds of injected steps, and the loop's own dataset directory (links to the
-source's examples and positives, a copy of its manifest; the source is never written)."""
+"""trainers.adversarial_loop: rounds of injected steps, their records (local and gs://), and the checks made
+before a round starts. The loop on real data, locally and on Beam: tests/pipelines/test_topk_recipe.py."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tnforge.datasets import DATASET_DIRS
-from tnforge.trainers.adversarial_loop import LoopConfig, adversarial_loop, loop_dataset
+from tnforge.trainers.adversarial_loop import LoopConfig, adversarial_loop
 
 
 def test_rounds_chain_each_filter_into_the_next_decode(tmp_path):
@@ -63,23 +62,6 @@ def test_a_loop_interrupted_between_rounds_resumes_after_its_last_finished_round
         adversarial_loop(3, *steps, work=tmp_path, settings={"lambda": 1})
 
 
-def test_loop_dataset_links_the_source_and_copies_its_manifest(tmp_path):
-    source = tmp_path / "source"
-    for name in ("examples", "positive_pairs"):
-        (source / DATASET_DIRS[name] / "train").mkdir(parents=True)
-    (source / "manifest.json").write_text(json.dumps({"config": {"seed": 7}}))
-    before = sorted(p.relative_to(source) for p in source.rglob("*"))
-    target = loop_dataset(source, tmp_path / "work")
-    assert target == tmp_path / "work" / "data"
-    for name in ("examples", "positive_pairs"):
-        assert (target / DATASET_DIRS[name]).is_symlink()
-        assert (target / DATASET_DIRS[name]).resolve() == (source / DATASET_DIRS[name]).resolve()
-    assert not (target / DATASET_DIRS["sentences"]).exists()  # the source has none
-    assert json.loads((target / "manifest.json").read_text()) == {"config": {"seed": 7}}
-    assert loop_dataset(source, tmp_path / "work") == target  # again: nothing to redo
-    assert sorted(p.relative_to(source) for p in source.rglob("*")) == before
-
-
 def test_loop_defaults():
     config = LoopConfig()
     assert (config.rounds, config.split, config.top_k, config.ratio, config.weight, config.epochs) == \
@@ -87,7 +69,7 @@ def test_loop_defaults():
 
 
 def test_an_evaluation_split_without_examples_stops_the_loop_before_anything(tmp_path):
-    """`loop --split test` on a build without test examples (`--split none`): one error before the loop links,
+    """`loop --split test` on a build without test examples (`--split none`): one error before the loop writes,
     decodes or trains anything (it used to fail only after a whole round)."""
     from tests.support.tiny_models import examples_table, write_tiny_dataset
     from tnforge import schemas

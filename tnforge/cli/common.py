@@ -55,9 +55,10 @@ def data_option(help: str, file_okay: bool = True) -> Decorator:
 
 
 # Options shared by the commands that load a decoder model and decode a dataset.
-model_option = click.option("--model", "-m", required=True, type=click.Path(exists=True),
+model_option = click.option("--model", "-m", required=True, type=Location(exists=True),
                             help=f"Run directory (uses best.pt) or checkpoint file of a decoder model "
-                                 f"({', '.join(f.name for f in of_kind('decoder'))}).")
+                                 f"({', '.join(f.name for f in of_kind('decoder'))}); local or gs:// (read from "
+                                 "a temporary copy, also by Beam's workers).")
 beam_option = click.option("--beam", default=BEAM, type=click.IntRange(1), help="Beam width.")
 
 
@@ -129,9 +130,9 @@ decoding_options = option_group(beam_option, batch_size_option(BATCH_SIZE))
 
 #: --seq-de, --voc-de, --grammar-constraint, --lambda of decode and evaluate (see `constraint_of`).
 constraint_options = option_group(
-    click.option("--seq-de", default=None, type=click.Path(exists=True),
+    click.option("--seq-de", default=None, type=Location(exists=True),
                  help="Sequence dual encoder run: STOP + λ(s − 0.5)."),
-    click.option("--voc-de", default=None, type=click.Path(exists=True),
+    click.option("--voc-de", default=None, type=Location(exists=True),
                  help="Vocabulary-filter dual encoder run: each word + λ(s − 1)."),
     click.option("--grammar-constraint", is_flag=True, default=False,
                  help="Hard covering-grammar mask for inputs of covered classes (needs the class column)."),

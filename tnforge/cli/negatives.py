@@ -35,10 +35,14 @@ N = NegativesConfig()
               help="Local worker processes (Beam direct_num_workers); 0: one per work unit, up to the CPU cores "
                    "(1.7–1.9 GB in all with 2 at 10M tokens; a small build runs in process). The files are the same "
                    "for any count.")
+@click.option("--out", type=common.output_folder, default=None,
+              help="Write the pairs and their manifest into this folder instead of DIR, which is then only read "
+                   "(a dataset shared with others; `train voc-de|seq-de --data OUT` reads them).")
 @click.pass_context
 @common.grammar_language
 def negatives(ctx: click.Context, directory: str, kinds: str, ratio: float | None, cap: int, topk_from: str | None,
-              grammar: bool | None, trivial: bool, seed: int | None, shards: int, units: int, workers: int) -> None:
+              grammar: bool | None, trivial: bool, seed: int | None, shards: int, units: int, workers: int,
+              out: str | None) -> None:
     """Generate labelled pairs for the dual encoders in a dataset directory DIR.
 
     Reads DIR/positives/ (written by `tnforge build`) and writes DIR/pairs/{split}/ (positives and
@@ -50,11 +54,13 @@ def negatives(ctx: click.Context, directory: str, kinds: str, ratio: float | Non
       tnforge negatives out/en --kinds synthetic,random --ratio 10
       tnforge negatives out/en --kinds synthetic,random,topk --ratio 3 --topk-from out/en/hyps.parquet
       tnforge negatives out/en --ratio all --cap 50 --no-grammar
+      tnforge negatives out/en --kinds synthetic,random --out out/en-pairs
     """
     try:
         config = NegativesConfig(kinds=parse_kinds(kinds), ratio=ratio, cap=cap, topk_from=topk_from,
                                  grammar=grammar, trivial=trivial, seed=seed, shards=shards, units=units)
-        section = run_negatives_job(directory, config, ctx.meta.get("pipeline_args", ()), workers, progress=log)
+        section = run_negatives_job(directory, config, ctx.meta.get("pipeline_args", ()), workers, progress=log,
+                                    out=out)
     except NegativesOptionError as error:
         raise click.BadParameter(str(error), param_hint=error.option) from error
     except (ValueError, FileNotFoundError, RuntimeError) as error:
