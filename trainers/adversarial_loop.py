@@ -232,6 +232,22 @@ def evaluate_filter(loaded: DecodableModel, files: Sequence[Path | str], run: st
             "unrecoverable": result.get("unrecoverable"), "filter_auc": scorer.metrics.get("dev", {}).get("auc")}
 
 
+def check_source(source: str, config: LoopConfig) -> int:
+    """The checks made before the loop writes anything: `source` is a built dataset with positive pairs and
+    examples of the evaluated split (their original tokens are returned)."""
+    from tnforge.datasets import dataset_files
+    from tnforge.manifest import require_dataset
+    from tnforge.trainers.evaluation.decoded import require_examples
+    from tnforge.trainers.kernel.examples import example_files
+
+    require_dataset(source)  # the loop regenerates the dataset's negatives: a built dataset, checked before any write
+    total = require_examples(example_files(source, config.split), config.split)  # none: say so before anything
+    if not dataset_files(source, "positive_pairs"):
+        raise FileNotFoundError(f"{source}: no positive pairs under positives/ (the loop makes its negatives from "
+                                "them; run `tnforge build` first)")
+    return total
+
+
 def run_loop(loaded: DecodableModel, source: Path | str, work: Path | str, regenerate: RegenerateNegatives,
              config: LoopConfig, judge: BatchJudge | None = None, progress: Progress | None = None,
              on_round: Callable[[dict[str, Any]], None] | None = None,
@@ -240,18 +256,12 @@ def run_loop(loaded: DecodableModel, source: Path | str, work: Path | str, regen
     each round's hypotheses and filter go to `work`/round-N/ (local or gs://), its row to round-N/round.json
     last; run again on the same `work`, the loop resumes after the last finished round. Decoding runs in this
     process, or by `decoding` (on Beam). Returns one row per round."""
-    from tnforge.datasets import dataset_files
     from tnforge.filesystems import join
-    from tnforge.manifest import build_config, require_dataset
-    from tnforge.trainers.evaluation.decoded import require_examples
+    from tnforge.manifest import build_config
     from tnforge.trainers.kernel.examples import example_files
 
     source, work = str(source), str(work)
-    require_dataset(source)  # the loop regenerates the dataset's negatives: a built dataset, checked before any write
-    total = require_examples(example_files(source, config.split), config.split)  # none: say so before anything
-    if not dataset_files(source, "positive_pairs"):
-        raise FileNotFoundError(f"{source}: no positive pairs under positives/ (the loop makes its negatives from "
-                                "them; run `tnforge build` first)")
+    total = check_source(source, config)
     train_files, eval_files = example_files(source, "train"), example_files(source, config.split)
     pairs, seed = join(work, PAIRS), int(build_config(source).get("seed", 0) or 0)
 

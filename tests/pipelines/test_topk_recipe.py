@@ -133,3 +133,13 @@ def test_the_topk_recipe_on_a_bucket_with_the_portable_runner(tiny_run, bundled_
                                for root in (mirror / "loop", local))
         figures = ("errors", "error_rate", "unrecoverable", "filter_auc")
         assert [beam_row[f] for f in figures] == [local_row[f] for f in figures]
+
+
+def test_a_dataflow_dry_run_of_the_loop_builds_its_first_decode_job_graph_offline(tiny_run, bundled_build):
+    pytest.importorskip("apache_beam.runners.dataflow.dataflow_runner")
+    pytest.importorskip("build")
+    said = tnforge(*loop_args(tiny_run, str(bundled_build), "gs://tnforge-test/loop"), "--",
+                   "--runner=DataflowRunner", "--project=tnforge-test", "--region=us-central1",
+                   "--temp_location=gs://tnforge-test/tmp", "--dry_run=True")
+    assert said.strip().splitlines()[-1] == ("dry run: the loop's first decode job graph was built; nothing was "
+                                             "decoded, trained or written to gs://tnforge-test/loop")

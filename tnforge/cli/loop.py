@@ -58,6 +58,8 @@ def loop(model: str, data: str, out: str, device: str, threads: int, **options: 
 
     beam_run = common.on_beam()
     pipeline_args = tuple(beam_run[1]) if beam_run else ()
+    if beam_run and dry_run(model, data, out, device, threads, config, pipeline_args):
+        return
     rows = run_loop(loaded, data, out, functools.partial(regenerate_negatives, pipeline_args=pipeline_args), config,
                     judge, common.token_progress, on_round=report,
                     decoding=beam_decoding(model, device, threads, config, pipeline_args) if beam_run else None)
@@ -73,3 +75,22 @@ def beam_decoding(model: str, device: str, threads: int, config: LoopConfig, pip
 
     spec = DecodeSpec(model, device, threads, weight=config.weight, beam=config.beam, top_k=config.top_k)
     return BeamDecoding(spec, pipeline_args, config.batch_size)
+
+
+def dry_run(model: str, data: str, out: str, device: str, threads: int, config: LoopConfig,
+            pipeline_args: tuple[str, ...]) -> bool:
+    """For Dataflow's `--dry_run=True`: build the first round's decode job graph (nothing is submitted, read from
+    or written to --out), say so, and return True; else False."""
+    from tnforge.filesystems import join
+    from tnforge.pipelines.runner import is_dry_run, pipeline_options
+    from tnforge.trainers.adversarial_loop import check_source
+    from tnforge.trainers.kernel.examples import example_files
+
+    if not is_dry_run(pipeline_options(list(pipeline_args))):
+        return False
+    check_source(data, config)
+    decoding = beam_decoding(model, device, threads, config, pipeline_args)
+    decoding.hypotheses(example_files(data, "train"), join(out, "round-1", "hypotheses"), None)
+    click.echo(f"dry run: the loop's first decode job graph was built; nothing was decoded, trained or written "
+               f"to {out}")
+    return True
