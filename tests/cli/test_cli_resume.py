@@ -43,7 +43,7 @@ STARTED = ["--device", "cpu", "--threads", "1", "--epochs", "2", "--patience", "
 def datasets(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("resume-data")
     pairs = Path(write_pair_dataset(tmp / "pairs"))
-    write_manifest(pairs, mark_complete({}))
+    write_manifest(pairs, mark_complete({"negatives": {"kinds": ["hand-made"]}}))  # finished pairs
     return {"examples": write_sentence_dataset(tmp / "sentences"), "pairs": pairs}
 
 

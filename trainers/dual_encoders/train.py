@@ -132,6 +132,7 @@ class DualEncoderTask(TrainingTask):
     def setup(self, group: ProcessGroup, payload: dict[str, Any] | None) -> None:
         config = self.config
         check_not_corpus(config.data)
+        require_finished_pairs(config.data)
         config.model.kind = config.kind
         config.model.check()
         self.train_rows = load_pairs(config.data, config.kind, "train", config.negatives, config.ratio, config.seed,
@@ -213,6 +214,17 @@ class DualEncoderTask(TrainingTask):
         save_dual_encoder(str(path), model, self.config.to_dict(), training=training, metrics=metrics)
 
 
+def require_finished_pairs(data: str) -> None:
+    """A dataset (or pairs folder) whose manifest has no "negatives" section holds no finished pairs: `tnforge
+    negatives` records it last, so pairs without it are what an interrupted or failed run left (one line).
+    Parquet files without a manifest are taken as they are."""
+    from tnforge.manifest import has_manifest, read_manifest
+
+    if has_manifest(data) and "negatives" not in (read_manifest(data) or {}):
+        raise ValueError(f"{data}: no finished pairs (manifest.json has no negatives section: `tnforge negatives` "
+                         "was interrupted, failed or never run there); run `tnforge negatives` first")
+
+
 def train_dual_encoder(config: DETrainConfig, resume: bool = False, overwrite: bool = False,
                        explicit: Collection[str] | None = None) -> DETrainResult:
     """Train (or resume) a dual encoder into `config.out`; returns where it stopped and the best dev figures.
@@ -221,6 +233,7 @@ def train_dual_encoder(config: DETrainConfig, resume: bool = False, overwrite: b
     as data and a train split without both labels. Ctrl-C saves a resumable checkpoint and raises
     `TrainingInterrupted`."""
     check_not_corpus(config.data)
+    require_finished_pairs(config.data)
     task = DualEncoderTask(config)
     result = fit(task, resume, overwrite, explicit)
     return DETrainResult(result.run, result.epochs, result.steps, result.seconds, result.best, result.stopped,

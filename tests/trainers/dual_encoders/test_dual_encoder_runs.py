@@ -48,3 +48,27 @@ def test_the_train_commands_defaults_are_each_kinds_default_model() -> None:
         assert (options.head, options.dim, options.hidden, options.buckets) == (
             model.head, model.dim, model.hidden, model.input_buckets)
         assert getattr(options, "cross_buckets", 0) == model.cross_buckets
+
+
+def test_pairs_an_unfinished_negatives_run_left_are_refused_in_one_line(bundled_build, tmp_path):
+    """`tnforge negatives` drops the manifest's negatives section before it writes and records it last: pairs
+    without it are what an interrupted run left, and training on them is refused before anything is written."""
+    import json
+    import shutil
+
+    from click.testing import CliRunner
+
+    from tnforge.cli import cli
+
+    data = tmp_path / "data"
+    shutil.copytree(bundled_build, data)
+    manifest = json.loads((data / "manifest.json").read_text())
+    del manifest["negatives"]  # as a run that was stopped after it began to write
+    (data / "manifest.json").write_text(json.dumps(manifest))
+    result = CliRunner().invoke(cli, ["train", "voc-de", "--data", str(data), "--out", str(tmp_path / "voc"),
+                                      "--epochs", "1", "--threads", "1", "--device", "cpu", "--no-progress"])
+    assert result.exit_code == 1
+    assert result.output.strip() == (f"Error: {data}: no finished pairs (manifest.json has no negatives section: "
+                                     "`tnforge negatives` was interrupted, failed or never run there); run "
+                                     "`tnforge negatives` first")
+    assert not (tmp_path / "voc").exists()
