@@ -19,6 +19,7 @@ needs no global table; the unit count grows with the data (see `negative_units`,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from typing import Any
@@ -34,6 +35,7 @@ from tnforge.filesystems import (
     exists,
     has_contents,
     is_folder,
+    is_remote,
     join,
     remove,
     remove_temporaries,
@@ -132,11 +134,17 @@ def check_pairs_folder(out: str) -> None:
         raise ValueError(f"{out}: holds a dataset of its own (examples/): give a new or a pairs folder as --out")
 
 
+#: What a pairs folder's manifest keeps of its dataset's: what describes the build, not its files (`datasets`,
+#: `accounting` and the rest count files the folder does not hold, so validation would look for them there).
+PAIRS_FOLDER_SECTIONS = ("layout", "tnforge_version", "config", "grammar_language", "complete")
+
+
 def pairs_folder(root: str, out: str, manifest: dict[str, Any]) -> dict[str, Any]:
-    """Start `out` as the pairs folder of dataset `root`: its manifest is the dataset's (the build's sections,
-    read by whoever trains on the pairs) with `inputs` naming `root`, and no pairs until this run records them;
+    """Start `out` as the pairs folder of dataset `root`: its manifest holds the build's settings
+    (`PAIRS_FOLDER_SECTIONS`) and `pairs_of`, the dataset's path, and no pairs until this run records them;
     returns that manifest (`check_pairs_folder` first)."""
-    manifest = {name: value for name, value in manifest.items() if name != "negatives"} | {"inputs": root}
+    where = root if is_remote(root) else os.path.abspath(root)
+    manifest = {name: manifest[name] for name in PAIRS_FOLDER_SECTIONS if name in manifest} | {"pairs_of": where}
     write_manifest(out, manifest)
     return manifest
 

@@ -41,9 +41,13 @@ def test_pairs_written_beside_a_dataset_that_is_only_read(bundled_build, tmp_pat
         written = digests(out / name)
         assert written and written == digests(in_place / name)
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["inputs"] == str(source)
+    built = json.loads((source / "manifest.json").read_text())
+    assert manifest["pairs_of"] == str(source) and manifest["config"] == built["config"]
+    assert "datasets" not in manifest and "accounting" not in manifest  # they count files kept in the dataset
     assert manifest["negatives"] == json.loads((in_place / "manifest.json").read_text())["negatives"]
     assert not (out / "examples").exists() and not (out / ".tnforge-cache").exists()
+    validated = CliRunner().invoke(cli, ["validate", str(out), "--no-docs"])
+    assert validated.exit_code == 0 and "validation passed" in validated.output, validated.output
 
     tnforge("train", "voc-de", "--data", str(out), "--out", str(tmp_path / "voc"), "--epochs", "1", "--threads", "1",
             "--device", "cpu", "--no-progress")
