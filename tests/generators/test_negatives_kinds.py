@@ -77,8 +77,8 @@ def test_a_kind_is_registered_once():
 def test_the_loop_regenerates_the_registry_s_kinds(monkeypatch, tmp_path):
     """The trainers pass no kinds (they do not read generators/); the pipeline's step asks the registry."""
     calls = []
-    monkeypatch.setattr(negatives_pipeline, "run_negatives", lambda root, kinds, *rest: calls.append(kinds))
-    negatives_pipeline.regenerate_negatives(tmp_path, (), 3.0, tmp_path / "h.parquet", 0)
-    negatives_pipeline.regenerate_negatives(tmp_path, ("topk",), 3.0, tmp_path / "h.parquet", 0)
+    monkeypatch.setattr(negatives_pipeline, "run_negatives", lambda root, kinds, *rest, **named: calls.append(kinds))
+    negatives_pipeline.regenerate_negatives(tmp_path, tmp_path / "pairs", (), 3.0, tmp_path / "h.parquet", 0)
+    negatives_pipeline.regenerate_negatives(tmp_path, tmp_path / "pairs", ("topk",), 3.0, tmp_path / "h.parquet", 0)
     assert calls == [list(registry.regenerated_kinds()), ["topk"]]
     assert registry.regenerated_kinds() == nk.KINDS
