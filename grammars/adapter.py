@@ -226,3 +226,15 @@ def reading_words(limit: int = READING_LIMIT) -> tuple[ReadingWords, frozenset[s
     and the classes it covers."""
     resolve(True)
     return GrammarWords(limit), COVERED
+
+
+def synthesis_grammar(limit: int = 50) -> tuple[Callable[[str, str], list[str]], Callable[[str, str], str | None],
+                                                dict[str, list[str]]]:
+    """What `generators.synthesis` draws new examples with: `(before, cls) → licensed readings` (at most
+    `limit`), `(before, cls) → the one reading the grammar commits to` (an ELECTRONIC address, a LETTERS
+    token; else None) and the symbol tables of the swapped classes (currencies, units: most common first)."""
+    resolve(True)
+    grammar = _grammars().get_grammar()
+    tables = {"MONEY": list(grammar.currencies), "MEASURE": list(grammar.units)}
+    return ((lambda before, cls: grammar.readings(before, cls, limit)), grammar.reading, tables)
+

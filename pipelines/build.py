@@ -26,6 +26,7 @@ from tnforge.datasets import by_split, split_shards
 from tnforge.filesystems import join, open_binary, remove, remove_temporaries, write_atomically
 from tnforge.generators.augmentation import Augmentation, SubstitutionPool
 from tnforge.generators.sampling import SamplingPlan, TrainStats, make_plan
+from tnforge.generators.synthesis import Synthesis, synthesize
 from tnforge.manifest import SCRATCH
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.pipelines.build_steps import (
@@ -177,12 +178,13 @@ class _BuildFn(beam.DoFn):
         self._config = config
         self._total = total
 
-    def process(self, item: tuple[InputFile, str], plan: SamplingPlan, augmentation: Augmentation | None = None):
+    def process(self, item: tuple[InputFile, str], plan: SamplingPlan, augmentation: Augmentation | None = None,
+                synthesis: Synthesis | None = None):
         source, cache = item
         start = time.monotonic()
         rows = 0
         pieces = PendingPieces()
-        for piece in build_file(source, cache, self._config, plan, augmentation):
+        for piece in build_file(source, cache, self._config, plan, augmentation, synthesis):
             if isinstance(piece, FileOutput):
                 pairs, piece.pairs = piece.pairs, None
                 yield beam.pvalue.TaggedOutput("counts", piece)
@@ -250,8 +252,20 @@ def augmentation_plan(stats: dict, config: BuildConfig) -> Augmentation | None:
     return Augmentation(config.augment_sentences, config.seed, stats["pool"].choices(), frozenset(stats["held_out"]))
 
 
+def synthesis_plan(stats: dict, config: BuildConfig) -> Synthesis | None:
+    """What pass 2 needs to place synthesized examples (None without --synthesize): the rare classes' forms,
+    drawn and read with the covering grammar (`generators.synthesis`)."""
+    if not config.synthesize or stats["pool"] is None:
+        return None
+    from tnforge.grammars import adapter
+
+    readings, committed, tables = adapter.synthesis_grammar()
+    return synthesize(stats["pool"].choices(), stats["splits"]["train"].tokens, config.synthesize,
+                      config.synthesize_below, config.seed, readings, committed, tables)
+
+
 def _save_state(_, path: str, stats: dict, plan: SamplingPlan, counts: dict, written: list,
-                augmentation: Augmentation | None = None) -> None:
+                augmentation: Augmentation | None = None, synthesis: Synthesis | None = None) -> None:
     state = {
         "files": stats["files"],
         "excluded": stats["excluded"],
@@ -269,6 +283,7 @@ def _save_state(_, path: str, stats: dict, plan: SamplingPlan, counts: dict, wri
         },
         "written": sorted(list(w) for w in written),
         "substitutes": {cls: len(pool) for cls, pool in augmentation.substitutes.items()} if augmentation else {},
+        "synthesis": synthesis.section() if synthesis else None,
     }
     with write_atomically(path) as handle:
         handle.write(json.dumps(state).encode())
@@ -286,6 +301,7 @@ def _split_json(counts: SplitCounts) -> dict:
         "augmented_sentences": counts.augmented_sentences,
         "substituted": counts.substituted,
         "augmented_dropped": counts.augmented_dropped,
+        "synthesized": dict(sorted(counts.synthesized.items())),
     }
 
 
@@ -305,11 +321,12 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
     stats = parsed.stats | "MergeStatistics" >> beam.CombineGlobally(_MergeStats(config))
     plan = stats | "Plan" >> beam.Map(lambda s: make_plan(s["train"], config.sampling))
     augmentation = stats | "Augmentation" >> beam.Map(augmentation_plan, config)
+    synthesis = stats | "Synthesis" >> beam.Map(synthesis_plan, config)
     caches = (parsed.stats | "Caches" >> beam.Map(lambda s: (InputFile(s.path, s.size, s.source, s.key_name), s.cache))
               | "SpreadCaches" >> beam.Reshuffle())
     built = caches | "BuildExamples" >> beam.ParDo(
         _BuildFn(config, total), plan=beam.pvalue.AsSingleton(plan),
-        augmentation=beam.pvalue.AsSingleton(augmentation),
+        augmentation=beam.pvalue.AsSingleton(augmentation), synthesis=beam.pvalue.AsSingleton(synthesis),
     ).with_outputs("counts", "pairs", main="tables")
     pairs = built.pairs | "CountPairs" >> CountPairs(shards)
     layout = {"examples": shards, "sentences": shards, "positive_pairs": shards, "rejects": 1}
@@ -320,7 +337,7 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
     _ = (pipeline | "Finish" >> beam.Create([None]) | "SaveState" >> beam.Map(
         _save_state, state_path, stats=beam.pvalue.AsSingleton(stats), plan=beam.pvalue.AsSingleton(plan),
         counts=beam.pvalue.AsSingleton(counts), written=beam.pvalue.AsList(written),
-        augmentation=beam.pvalue.AsSingleton(augmentation)))
+        augmentation=beam.pvalue.AsSingleton(augmentation), synthesis=beam.pvalue.AsSingleton(synthesis)))
     result = None
     try:
         with quiet_worker_errors(), few_malloc_arenas(), trimming():

@@ -40,6 +40,8 @@ class BuildConfig:
     shards: int = 0  # 0 = automatic, from the input size
     max_token_chars: int = 4096
     augment_sentences: int = 0  # extra substituted copies of each train sentence (`generators.augmentation`)
+    synthesize: int = 0  # grammar-synthesized train examples per rare class (`generators.synthesis`; 0: off)
+    synthesize_below: int = 100  # a class is rare below this many train tokens
     restore_tokens: bool = True  # aligned text: join split pieces back into Kestrel's multi-word tokens
     input_format: str = "auto"  # auto | tsv | csv | aligned (auto: detected per file, `readers.detect_flavour`)
     allow_empty: bool = False  # commit a dataset even when no input record reached a split

@@ -172,6 +172,11 @@ def build_dataset(config: BuildConfig, negatives: NegativesConfig | None = None,
     """`run_build`, its summary table passed to `echo`, then negative pairs (when `negatives`) and a
     validation (its table to `echo`); a BuildError when any step fails. `workers` applies to both the build and
     the negatives; None: the build in this process, the negatives with their automatic count (`auto_workers`)."""
+    if config.synthesize:
+        from tnforge.grammars import adapter
+
+        if (reason := adapter.unavailable_reason()) is not None:
+            raise BuildError(f"--synthesize draws and reads its examples with the covering grammar: {reason}")
     manifest = run_build(config, workers=workers, overwrite=overwrite)
     if manifest is None:
         return

@@ -23,10 +23,11 @@ from tnforge.filesystems import open_arrow_file, write_atomically
 from tnforge.generators.augmentation import Augmentation, SubstitutionPool, augment
 from tnforge.generators.grammar_classes import GrammarClasses
 from tnforge.generators.sampling import SamplingPlan, TrainStats, sample_hashes, upsample_group
+from tnforge.generators.synthesis import Synthesis, chosen_forms
 from tnforge.hashing import key64, stable_hash64
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.readers import read_corpus_file
-from tnforge.sources import InputFile
+from tnforge.sources import InputFile, synthesized_source
 from tnforge.splits import EXCLUDED
 from tnforge.token_blocks import FileReport, TokenBlock
 
@@ -53,6 +54,7 @@ class SplitCounts:
     augmented_sentences: int = 0  # --augment-sentences: substituted copies written (train only)
     substituted: int = 0  # tokens substituted in them
     augmented_dropped: int = 0  # copies that read like a dev or test sentence, left out
+    synthesized: Counter = field(default_factory=Counter)  # --synthesize: examples placed, by class (train only)
 
     def merge(self, other: SplitCounts) -> SplitCounts:
         self.tokens.update(other.tokens)
@@ -65,6 +67,7 @@ class SplitCounts:
         self.augmented_sentences += other.augmented_sentences
         self.substituted += other.substituted
         self.augmented_dropped += other.augmented_dropped
+        self.synthesized.update(other.synthesized)
         return self
 
 
@@ -118,7 +121,7 @@ def parse_file(source: InputFile, cache: str, config: BuildConfig, index: int = 
     base = stable_hash64(source.key_name)
     options = config.sampling
     file_split = config.split_rule.file_split(path) if config.split == "standard" else None
-    if config.augment_sentences:
+    if config.augment_sentences or config.synthesize:
         stats.pool = SubstitutionPool(seed=config.seed)
     with write_atomically(cache) as handle, pa.ipc.new_file(handle, CACHE_SCHEMA) as writer:
         for item in read_corpus_file(path, report, config.max_token_chars, digest, source.source,
@@ -209,10 +212,11 @@ def windows(befores: pa.Array, sentence_ids: np.ndarray, chosen: np.ndarray, wid
 
 def build_file(
     input_file: InputFile, cache: str, config: BuildConfig, plan: SamplingPlan,
-    augmentation: Augmentation | None = None,
+    augmentation: Augmentation | None = None, synthesis: Synthesis | None = None,
 ) -> Iterator[tuple[tuple[str, str], pa.Table] | FileOutput]:
     """Pass 2: yield non-empty ((dataset, split), table) pieces, then the file's FileOutput. With
-    `augmentation`, the train split's sentences also get their augmented copies (sentences only)."""
+    `augmentation`, the train split's sentences also get their augmented copies (sentences only); with
+    `synthesis`, the train tokens of its rare classes get synthesized examples (examples only)."""
     source = input_file.source
     base = stable_hash64(input_file.key_name)
     output = FileOutput()
@@ -273,6 +277,8 @@ def build_file(
             if name == "train" and augmentation is not None and augmentation.copies:
                 yield from _augmented(batch.filter(pa.array(in_split)), trivial[in_split], input_file,
                                       augmentation, counts)
+            if name == "train" and synthesis is not None and synthesis.forms:
+                yield from _synthesized(batch, in_split & ~trivial, input_file, synthesis, config.window, counts)
         pairs_mask = pa.array(~trivial & (codes != SPLIT_CODES[EXCLUDED]))
         pair_tables.append(pa.table({
             "split": pa.array(np.asarray(SPLIT_NAMES, dtype=object)[codes], pa.string()).filter(pairs_mask),
@@ -296,6 +302,51 @@ def _augmented(tokens: pa.RecordBatch, trivial: np.ndarray, input_file: InputFil
         counts.augmented_sentences += table.num_rows
         counts.substituted += copy.substituted
         yield ("sentences", "train"), table
+
+
+def _synthesized(batch: pa.RecordBatch, train: np.ndarray, input_file: InputFile, plan: Synthesis, width: int,
+                 counts: SplitCounts) -> Iterator[tuple[tuple[str, str], pa.Table]]:
+    """Synthesized examples of a batch's train tokens of the plan's rare classes: copy c (1..the class's
+    `per_token`) of each such token is its window with the token replaced by the form `chosen_forms` gives it
+    (every rare token of the sentence replaced at once), keyed under the file's synthesized source."""
+    class_list = batch.column("class").to_pylist()
+    rare = [i for i in np.nonzero(train)[0].tolist() if class_list[i] in plan.forms]
+    if not rare:
+        return
+    sentence_ids = batch.column("sentence_id").to_numpy()
+    token_index = batch.column("token_index").to_numpy()
+    befores = np.array(batch.column("before").to_pylist(), dtype=object)
+    rows = np.array(rare)
+    keys = key64(stable_hash64(input_file.key_name, "synthesized"), sentence_ids[rows], token_index[rows])
+    source = synthesized_source(input_file.source)
+    tables = []
+    for copy in range(1, max(plan.per_token[class_list[i]] for i in rare) + 1):
+        chosen = [n for n, i in enumerate(rare) if plan.per_token[class_list[i]] >= copy]
+        picked = [chosen_forms(plan, class_list[rare[n]], [int(keys[n])], copy)[0] for n in chosen]
+        replaced = befores.copy()
+        at = rows[chosen]
+        replaced[at] = [before for before, _after in picked]
+        inputs = windows(pa.array(replaced, pa.string()), sentence_ids, at, width)
+        tables.append(pa.table({
+            "key": pa.array(keys[chosen], pa.uint64()),
+            "split": pa.array(["train"] * len(chosen), pa.string()),
+            "source": pa.array([source] * len(chosen), pa.string()),
+            "line": batch.column("line").take(pa.array(at)),
+            "sentence_id": pa.array(sentence_ids[at], pa.int64()),
+            "token_index": pa.array(token_index[at], pa.int32()),
+            "copy": pa.array(np.full(len(chosen), copy), pa.int32()),
+            "class": pa.array([class_list[i] for i in at.tolist()], pa.string()),
+            "before": pa.array([before for before, _after in picked], pa.string()),
+            "after": pa.array([after for _before, after in picked], pa.string()),
+            "trivial": pa.array(np.zeros(len(chosen), dtype=bool), pa.bool_()),
+            "input": inputs,
+        }))
+    table = pa.concat_tables(tables)
+    placed = _value_counts(table.column("class"))
+    counts.examples.update(placed)
+    counts.synthesized.update(placed)
+    counts.copies += table.num_rows  # rows made from a kept token, as up-sampling copies are (accounting)
+    yield ("examples", "train"), table
 
 
 def count_pairs(table: pa.Table) -> pa.Table:

@@ -98,6 +98,13 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
             "substitutes_per_class": state.get("substitutes", {}),
             "marked_by": "source SOURCE#augment-N (sentences dataset, train split only)",
         }
+    if config.synthesize:
+        manifest["synthesis"] = {
+            "per_class": config.synthesize,
+            "below": config.synthesize_below,
+            "examples": state["examples"]["train"].get("synthesized", {}),
+            **(state.get("synthesis") or {}),
+        }
     if config.split == "standard":
         manifest["standard_split"] = {
             "test_source": "output-00099-of-00100",
@@ -177,10 +184,12 @@ def summary_table(manifest: dict) -> str:
         f"{sampling['trivial_fraction']:.2%} ({trivial_target_text(manifest)})"
     )
     budget = sampling.get("copy_budget") or {}
+    synthesized = (manifest.get("synthesis") or {}).get("examples") or {}
+    upsampled = train["copies"] - sum(synthesized.values())  # the copies count synthesized examples too
     if budget:
-        lines.append(f"  {copies_line(budget, train['copies'], sum(train['examples'].values()))}")
+        lines.append(f"  {copies_line(budget, upsampled, sum(train['examples'].values()))}")
     else:
-        lines.append(f"  up-sampling copies {train['copies']:,}")
+        lines.append(f"  up-sampling copies {upsampled:,}")
     units = sorted(sampling["measure_units"].items(), key=lambda item: (-item[1]["examples"], item[0]))
     lines += folded([f"  MEASURE unit {unit!r}: {upsampling_line(group, budget)}" for unit, group in units],
                     "MEASURE units", "manifest.json, sampling.measure_units")
@@ -195,6 +204,13 @@ def summary_table(manifest: dict) -> str:
             f"augmented train sentences (--augment-sentences {augmented['copies']}): {augmented['sentences']:,} "
             f"written ({augmented['substituted']:,} tokens substituted; {augmented['dropped_as_held_out']:,} left out "
             f"as they read like a dev/test sentence); sentences only, source SOURCE#augment-N")
+    synthesis = manifest.get("synthesis")
+    if synthesis:
+        placed = ", ".join(f"{cls} {n:,}" for cls, n in sorted(synthesis["examples"].items()))
+        lines.append(
+            f"synthesized train examples (--synthesize {synthesis['per_class']}, classes below "
+            f"{synthesis['below']} train tokens): {sum(synthesis['examples'].values()):,} ({placed or 'none'}); "
+            "examples only, source SOURCE#synthesized, counted in the copies of the accounting")
     acc = manifest["accounting"]
     joined = f" + joined {acc['joined']:,}" if "joined" in acc else ""
     lines.append(

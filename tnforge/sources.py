@@ -16,6 +16,8 @@ from dataclasses import dataclass
 _STANDARD_SHARD = re.compile(r"^output-(\d{5})-of-(\d{5})$")
 #: What marks the source of an augmented sentence (`tnforge build --augment-sentences`): `SOURCE#augment-N`.
 AUGMENT_MARK = "#augment-"
+#: What marks the source of a synthesized example (`tnforge build --synthesize`): `SOURCE#synthesized`.
+SYNTHESIZED_MARK = "#synthesized"
 _COMPRESSION = (".gz", ".bz2")
 _FORMATS = (".tsv", ".csv", ".txt")
 
@@ -45,6 +47,16 @@ def augmented_source(source: str, copy: int) -> str:
 def is_augmented(source: str) -> bool:
     """Whether a row's `source` marks an augmented sentence (count them, or filter them out, by this)."""
     return AUGMENT_MARK in source
+
+
+def synthesized_source(source: str) -> str:
+    """The `source` of a file's synthesized examples."""
+    return source + SYNTHESIZED_MARK
+
+
+def is_synthesized(source: str) -> bool:
+    """Whether a row's `source` marks a synthesized example (count them, or leave them out of reports, by this)."""
+    return source.endswith(SYNTHESIZED_MARK)
 
 
 def standard_shard_index(path: str) -> int | None:

@@ -182,7 +182,7 @@ def _validate(root: str, docs_dir: str | os.PathLike | None, only: Iterable[str]
 
 def build_notes(manifest: dict) -> list[str]:
     """What a reader of the results must know about how the build made its rows: inferred classes (aligned
-    text), augmented train sentences."""
+    text), augmented train sentences, synthesized train examples."""
     notes = []
     inference = manifest.get("class_inference")
     if inference:
@@ -193,6 +193,10 @@ def build_notes(manifest: dict) -> list[str]:
     if augmented:
         notes.append(f"the train sentences include {augmented['sentences']:,} augmented copies "
                      "(source SOURCE#augment-N)")
+    synthesized = (manifest.get("synthesis") or {}).get("examples")
+    if synthesized:
+        notes.append(f"the train examples include {sum(synthesized.values()):,} grammar-synthesized ones (source "
+                     "SOURCE#synthesized; counted with the copies, left out of the trivial share)")
     return notes
 
 

@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 
 from tnforge import schemas
 from tnforge.schemas.suites import SuiteParams
+from tnforge.sources import SYNTHESIZED_MARK
 from tnforge.validation.combine import Partial
 
 #: Columns the counts of each dataset read (also when only the manifest is checked).
@@ -52,9 +53,13 @@ def _examples(partial: Partial, table: pa.Table, params: SuiteParams, manifest: 
     if _has(table, "split", "class"):
         partial.count("examples.split_class", count_by(table, ["split", "class"]))
     if _has(table, "split", "trivial"):
-        partial.count("examples.split_rows", count_by(table, ["split"]))
-        partial.count("examples.split_trivial", count_by(table.filter(pc.fill_null(table.column("trivial"), False)),
-                                                         ["split"]))
+        sampled = table  # the build's sampling decided these (synthesized examples are added after it)
+        if _has(table, "source"):
+            sampled = table.filter(pc.invert(pc.fill_null(pc.ends_with(table.column("source"), SYNTHESIZED_MARK),
+                                                          False)))
+        partial.count("examples.split_rows", count_by(sampled, ["split"]))
+        partial.count("examples.split_trivial", count_by(sampled.filter(pc.fill_null(sampled.column("trivial"),
+                                                                                     False)), ["split"]))
     if _has(table, "copy"):
         copy = table.column("copy")
         copied = pc.fill_null(pc.greater(copy, 0), False)

@@ -46,6 +46,13 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
 @click.option("--augment-sentences", default=B.augment_sentences, type=click.IntRange(0), metavar="N",
               help="Add N copies of each train sentence, its non-trivial tokens replaced by train tokens of the "
                    "same class with their readings (sentences dataset only; source SOURCE#augment-N).")
+@click.option("--synthesize", default=B.synthesize, type=click.IntRange(0), metavar="N",
+              help="About N grammar-synthesized train examples for each rare class (MONEY, TELEPHONE, "
+                   "FRACTION…: fewer than --synthesize-below train tokens), placed into its train sentences, "
+                   "read as the train split's conventions choose among the grammar's readings (examples "
+                   "dataset only; source SOURCE#synthesized; needs the grammar). 0: off.")
+@click.option("--synthesize-below", default=B.synthesize_below, type=click.IntRange(1), metavar="COUNT",
+              help="A class is rare (for --synthesize) below this many train tokens.")
 @click.option("--input-format", type=click.Choice(FLAVOURS), default=B.input_format,
               help="Input flavour: auto (per file: Kaggle header → csv, 2 fields → aligned, else tsv), tsv "
                    "(CLASS, before, after), csv, aligned (before, after: classes inferred).")

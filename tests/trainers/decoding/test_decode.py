@@ -346,8 +346,8 @@ def test_cli_loop_runs_rounds_without_touching_the_dataset(tiny, tmp_path):
         assert 0 <= row["errors"] <= tokens and row["error_rate"] == pytest.approx(row["errors"] / tokens)
         assert 0 <= row["filter_auc"] <= 1
         assert (out / f"round-{row['round']}" / "voc-de" / "best.pt").exists()
-        assert (out / f"round-{row['round']}" / "hypotheses.parquet").exists()
+        assert (out / f"round-{row['round']}" / "hypotheses" / "_hypotheses.json").exists()
     negatives = json.loads((out / "data" / "manifest.json").read_text())["negatives"]
-    assert negatives["topk_from"].endswith("round-2/hypotheses.parquet")  # the last round's hypotheses
+    assert negatives["topk_from"].endswith("round-2/hypotheses")  # the last round's hypotheses
     assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before  # no pairs, no manifest added
     assert "| 2 |" in (out / "loop.md").read_text() and "%" in (out / "loop.md").read_text()

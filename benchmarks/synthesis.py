@@ -1,0 +1,204 @@
+"""Benchmark: grammar-synthesized examples for rare classes (`tnforge build --synthesize N`), measured.
+
+The shared English sample is built (hash split) with each `--synthesize` count (0: off), the window seq2seq is
+trained on each with the trainer's defaults and the same budget (two runs at a time side by side, one torch
+thread each, so the machine's load falls on them alike), and each model is evaluated per class, errors judged by the covering
+grammar, on the shared sample's test split and on the bundled sample (tnforge/data/sample.tsv: other sentences of
+the corpus, built with `--split none`: every non-trivial token, the trivial ones as the build samples them).
+Rare classes: below `--synthesize-below`
+train tokens in the shared sample's train split.
+
+    python benchmarks/synthesis.py --work /tmp/tnforge-bench-synthesis --counts 0,300 --minutes 15
+    python benchmarks/synthesis.py --work /tmp/tnforge-bench-synthesis --write-docs docs/results/synthesis.md
+
+A count's build and run are reused when WORK has them (delete WORK to measure again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from train_throughput import machine
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT.parent / "shared" / "data" / "en_sample.tsv"
+BUNDLED = ROOT / "tnforge" / "data" / "sample.tsv"
+RARE = ("MONEY", "TELEPHONE", "ELECTRONIC", "FRACTION", "DIGIT", "TIME", "MEASURE", "DECIMAL", "ORDINAL", "ADDRESS")
+
+
+def tnforge(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "tnforge", *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def built(out: Path, *args: str) -> Path:
+    if not (out / "manifest.json").exists():
+        tnforge("build", *args, "--out", str(out), "--overwrite")
+    return out
+
+
+def evaluate(run: Path, data: Path, split: str, report: Path) -> dict:
+    if not (report / "report.json").exists():
+        tnforge("evaluate", "--model", str(run), "--data", str(data), "--split", split, "--threads", "1",
+                "--device", "cpu", "--report", str(report))
+    return json.loads((report / "report.json").read_text())
+
+
+def wilson(right: int, count: int) -> tuple[float, float]:
+    """The 95% Wilson interval of a proportion."""
+    if not count:
+        return 0.0, 1.0
+    p, z = right / count, 1.96
+    centre = (p + z * z / (2 * count)) / (1 + z * z / count)
+    half = z * math.sqrt(p * (1 - p) / count + z * z / (4 * count * count)) / (1 + z * z / count)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def per_class(report: dict) -> dict[str, tuple[int, int]]:
+    return {row["class"]: (row["correct"], row["count"]) for row in report["per_class"]}
+
+
+def paired(off: dict, on: dict, cls: str | None) -> tuple[int, int, float]:
+    """(tokens `off` got wrong and `on` right, the reverse, McNemar's exact p) over the same tokens (by key),
+    of one class (None: every class)."""
+    from tnforge.trainers.evaluation.significance import mcnemar_exact
+
+    def wrong(report: dict) -> set:
+        return {e["key"] for e in report["errors"] if cls is None or e["class"] == cls}
+
+    a, b = wrong(off), wrong(on)
+    fixed, broken = len(a - b), len(b - a)
+    return fixed, broken, mcnemar_exact(fixed, broken)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/tnforge-bench-synthesis"))
+    parser.add_argument("--counts", default="0,300", help="--synthesize counts to compare (0: off)")
+    parser.add_argument("--below", type=int, default=100, help="--synthesize-below")
+    parser.add_argument("--minutes", type=float, default=15.0, help="training budget of each run")
+    parser.add_argument("--write-docs", type=Path, help="write the results page (Markdown) here")
+    args = parser.parse_args()
+    counts = [int(c) for c in args.counts.split(",")]
+    args.work.mkdir(parents=True, exist_ok=True)
+    load_before = os.getloadavg()[0]
+    bundled = built(args.work / "bundled", str(BUNDLED), "--split", "none")
+    data = {n: built(args.work / f"data-{n}", str(SAMPLE), "--split", "hash",
+                     *(["--synthesize", str(n), "--synthesize-below", str(args.below)] if n else []))
+            for n in counts}
+    runs = {n: args.work / f"run-{n}" for n in counts}
+    missing = [n for n in counts if not (runs[n] / "best.pt").exists()]
+    for pair in (missing[i:i + 2] for i in range(0, len(missing), 2)):  # two at a time: one per core
+        training = [subprocess.Popen([sys.executable, "-m", "tnforge", "train", "seq2seq", "--data", str(data[n]),
+                                      "--out", str(runs[n]), "--max-minutes", str(args.minutes), "--threads", "1",
+                                      "--device", "cpu", "--no-progress", "--overwrite"], stdout=subprocess.DEVNULL)
+                    for n in pair]
+        if any(process.wait() for process in training):
+            sys.exit("a training run failed")
+    results = {}
+    for n in counts:
+        manifest = json.loads((data[n] / "manifest.json").read_text())
+        results[n] = {
+            "train_tokens": manifest["splits"]["train"]["tokens"],
+            "synthesized": (manifest.get("synthesis") or {}).get("examples", {}),
+            "conventions": (manifest.get("synthesis") or {}).get("conventions", {}),
+            "test": evaluate(runs[n], data[n], "test", runs[n] / "eval-test"),
+            "bundled": evaluate(runs[n], bundled, "train", runs[n] / "eval-bundled"),
+            "steps": [json.loads(line) for line in (runs[n] / "metrics.jsonl").read_text().splitlines()][-1].get("step"),
+        }
+        for where in ("test", "bundled"):
+            report = results[n][where]
+            print(json.dumps({"count": n, "on": where, "accuracy": report["tokens"]["accuracy"],
+                              "nontrivial": report["nontrivial"]["accuracy"],
+                              "unrecoverable": report.get("unrecoverable"), "errors": len(report["errors"])}))
+    summary = {"machine": machine("cpu"), "date": datetime.date.today().isoformat(),
+               "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
+               "settings": {k: str(v) for k, v in vars(args).items()}, "counts": counts}
+    if args.write_docs:
+        args.write_docs.write_text(page(summary, results, args), encoding="utf-8")
+        args.write_docs.with_suffix(".json").write_text(json.dumps(
+            {"summary": summary, "figures": {str(n): {w: {"accuracy": r[w]["tokens"]["accuracy"],
+                                                          "nontrivial": r[w]["nontrivial"]["accuracy"],
+                                                          "unrecoverable": r[w].get("unrecoverable"),
+                                                          "per_class": per_class(r[w])}
+                                                      for w in ("test", "bundled")}
+                                             for n, r in results.items()}}, indent=1) + "\n")
+
+
+def cell(right: int, count: int) -> str:
+    if not count:
+        return "–"
+    low, high = wilson(right, count)
+    return f"{right}/{count} ({right / count:.0%}; {low:.0%}–{high:.0%})"
+
+
+def page(summary: dict, results: dict, args: argparse.Namespace) -> str:
+    counts = summary["counts"]
+    base = counts[0]
+    heads = " | ".join(f"--synthesize {n}" if n else "off" for n in counts) + "".join(
+        f" | {n} vs off: fixed / broken, p" for n in counts if n)
+    lines = [
+        "# Grammar-synthesized examples for rare classes", "",
+        f"`benchmarks/synthesis.py`, {summary['date']}, on {summary['machine']}; load average {summary['load_before']} "
+        f"before, {summary['load_after']} after.", "",
+        f"The shared English sample built (hash split) with `--synthesize` {', '.join(map(str, counts))} (0: off; "
+        f"rare: below {args.below} train tokens), the window seq2seq trained on each with the trainer's defaults for "
+        f"{args.minutes:g} minutes (two runs at a time side by side, one torch thread each), evaluated with `tnforge evaluate` "
+        "(errors judged by the covering grammar) on the shared sample's test split and on the bundled sample "
+        "(`tnforge/data/sample.tsv`: other sentences of the corpus, built with `--split none`: every non-trivial token, "
+        "the trivial ones as the build samples them). Cells: right/count "
+        "(accuracy; its 95% Wilson interval).", "",
+        "## Rare classes", "",
+    ]
+    for where, title in (("bundled", "the bundled sample"), ("test", "the shared sample's test split")):
+        others = [n for n in counts if n]
+        lines += [f"### On {title}", "", f"| class | train tokens | {heads} |",
+                  "|---|---:|" + "---|" * (len(counts) + len(others))]
+        classes = [c for c in RARE if c in per_class(results[base][where])]
+        classes += sorted(set(per_class(results[base][where])) - set(RARE))
+        for cls in classes:
+            row = [per_class(results[n][where]).get(cls, (0, 0)) for n in counts]
+            tests = [paired(results[base][where], results[n][where], cls) for n in others]
+            lines.append(f"| {'**' + cls + '**' if cls in RARE else cls} | {results[base]['train_tokens'].get(cls, 0)} | "
+                         + " | ".join(cell(*r) for r in row)
+                         + "".join(f" | {f} / {b}, {p:.3g}" for f, b, p in tests) + " |")
+        lines += ["", "Rare classes in bold. Fixed / broken: tokens the model without synthesis read wrong and the "
+                  "one with it right, and the reverse; p: McNemar's exact test on them (a class is worse beyond "
+                  "noise when it breaks more than it fixes with p < 0.05).", ""]
+        for label, key in (("all tokens", "tokens"), ("non-trivial tokens", "nontrivial")):
+            values = []
+            for n in counts:
+                part = results[n][where][key]
+                right = round(part["accuracy"] * part["count"])
+                values.append(cell(right, part["count"]))
+            lines.append(f"- {label}: " + "; ".join(f"{'off' if n == 0 else n}: {v}" for n, v in zip(counts, values, strict=True)))
+        lines.append("- every token, fixed / broken against off: " + "; ".join(
+            "{}: {} / {}, p {:.3g}".format(n, *paired(results[base][where], results[n][where], None))
+            for n in counts if n))
+        lines.append("- errors (unrecoverable): " + "; ".join(
+            f"{'off' if n == 0 else n}: {len(results[n][where]['errors'])} ({results[n][where].get('unrecoverable')})"
+            for n in counts))
+        lines.append("")
+    lines += ["## What was synthesized and learned", "", "| class | train tokens | "
+              + " | ".join(f"placed ({n})" for n in counts if n) + " | strongest convention words (log-odds) |",
+              "|---|---:|" + "---:|" * len([n for n in counts if n]) + "---|"]
+    top = max(counts)
+    for cls in sorted(results[top]["synthesized"]):
+        words = ", ".join(f"{w} {v:+.1f}" for w, v in results[top]["conventions"].get(cls, {}).get("strongest_words", []))
+        lines.append(f"| {cls} | {results[base]['train_tokens'].get(cls, 0)} | "
+                     + " | ".join(str(results[n]["synthesized"].get(cls, 0)) for n in counts if n) + f" | {words} |")
+    lines += ["", "Training steps reached: " + "; ".join(f"{'off' if n == 0 else n}: {results[n]['steps']}"
+                                                        for n in counts) + ".", "",
+              "Reproduce: `python benchmarks/synthesis.py --work /tmp/tnforge-bench-synthesis "
+              f"--counts {args.counts} --minutes {args.minutes:g} --write-docs docs/results/synthesis.md`.", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Grammar-synthesized train examples for rare classes (`tnforge build --synthesize`): the conventions that
+choose their readings, the forms drawn, and the build that places them (marked, train only, counted, the same
+bytes again, validated)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pytest
+from click.testing import CliRunner
+
+from tnforge import datasets
+from tnforge.cli import cli
+from tnforge.generators.synthesis import learn_conventions, rare_classes, variant
+from tnforge.sources import SYNTHESIZED_MARK, is_synthesized
+
+pytest.importorskip("pynini")
+
+RARE = ("MONEY", "MEASURE", "TELEPHONE", "DIGIT", "FRACTION", "DECIMAL", "ORDINAL", "TIME")
+
+
+def read_pairs(path: Path) -> dict[str, list[tuple[str, str]]]:
+    pairs: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fields = line.split("\t")
+        if len(fields) == 3 and fields[2] not in ("<self>", "sil"):
+            pairs[fields[0]].append((fields[1], fields[2]))
+    return pairs
+
+
+def test_conventions_learned_on_the_bundled_sample_read_other_sentences_as_the_corpus_does(bundled_tsv, shared_tsv):
+    """Learned from the bundled sample's tokens, the conventions choose the corpus's own reading of the shared
+    sample's rare-class tokens among the grammar's licensed readings far more often than the grammar's first."""
+    from tnforge.grammars import adapter
+
+    readings, _committed, _tables = adapter.synthesis_grammar()
+    conventions = learn_conventions(read_pairs(Path(bundled_tsv)), readings)
+    chosen = first = total = 0
+    for cls, pairs in read_pairs(Path(shared_tsv)).items():
+        if cls not in RARE:
+            continue
+        for before, after in pairs:
+            options = readings(before, cls)
+            if after in options:
+                total += 1
+                chosen += conventions.choose(cls, options) == after
+                first += options[0] == after
+    assert total > 200
+    assert chosen / total >= 0.9 and first / total < 0.7, (chosen, first, total)
+    assert conventions.choose("MONEY", ["three dollar", "three dollars"]) == "three dollars"
+
+
+def test_a_variant_keeps_the_shape_and_is_the_same_for_the_same_key():
+    assert variant("$300,000", "MONEY", 7) == variant("$300,000", "MONEY", 7)
+    drawn = {variant("$300,000", "MONEY", key) for key in range(50)}
+    assert len(drawn) > 5 and all(len(f) == 8 and f.startswith("$") and f.endswith(",000") for f in drawn)
+    swapped = {variant("$60", "MONEY", key, ("$", "£", "€")) for key in range(60)}
+    assert {form[0] for form in swapped} == {"$", "£", "€"} and {form[2] for form in swapped} == {"0"}
+    for key in range(30):
+        number, suffix = variant("21st", "ORDINAL", key)[:-2], variant("21st", "ORDINAL", key)[-2:]
+        assert suffix == ("th" if number[-2:] in ("11", "12", "13") else
+                          {"1": "st", "2": "nd", "3": "rd"}.get(number[-1], "th"))
+    assert rare_classes({"MONEY": 8, "CARDINAL": 500, "PLAIN": 3, "TIME": 0}, 100) == ["MONEY"]
+
+
+def examples_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in datasets.dataset_files(root, "examples"):
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def synthesized(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("synth") / "ds"
+    result = CliRunner().invoke(cli, ["build", "--out", str(out), "--synthesize", "60"])
+    assert result.exit_code == 0, result.output
+    assert "synthesized train examples (--synthesize 60, classes below 100 train tokens)" in result.output
+    return out
+
+
+def test_the_build_places_marked_licensed_examples_of_the_rare_classes_in_train_only(synthesized):
+    from tnforge.grammars import adapter
+
+    manifest = json.loads((synthesized / "manifest.json").read_text())
+    examples = datasets.read_dataset(synthesized, "examples")
+    marked = examples.filter(pc.ends_with(examples.column("source"), SYNTHESIZED_MARK))
+    assert set(marked.column("split").to_pylist()) == {"train"}
+    assert all(is_synthesized(s) for s in marked.column("source").to_pylist())
+    placed = Counter(marked.column("class").to_pylist())
+    assert placed == Counter(manifest["synthesis"]["examples"]) and set(placed) <= set(RARE) | {"ELECTRONIC",
+                                                                                                  "ADDRESS"}
+    train_tokens = manifest["splits"]["train"]["tokens"]
+    assert all(train_tokens[cls] < 100 for cls in placed) and all(n >= 60 for n in placed.values())
+    assert min(marked.column("copy").to_pylist()) == 1  # the copies of a kept token (the accounting's)
+    assert manifest["accounting"]["reconciles"]
+    rows = marked.select(["before", "after", "class", "input"]).to_pylist()
+    judge = adapter.licenser()
+    assert all(judge([(r["before"], r["after"], r["class"]) for r in rows]))  # never an unlicensed reading
+    assert all(f"<norm> {r['before']} </norm>" in r["input"] for r in rows)
+    originals = examples.filter(pc.invert(pc.ends_with(examples.column("source"), SYNTHESIZED_MARK)))
+    assert not set(marked.column("before").to_pylist()) <= set(originals.column("before").to_pylist())
+
+
+def test_the_same_bytes_again_and_with_two_workers_and_validation_knows_them(synthesized, tmp_path):
+    again = tmp_path / "again"
+    result = CliRunner().invoke(cli, ["build", "--out", str(again), "--synthesize", "60", "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    assert examples_digest(again) == examples_digest(synthesized)
+    validated = CliRunner().invoke(cli, ["validate", str(synthesized), "--no-docs"])
+    assert validated.exit_code == 0 and "validation passed" in validated.output, validated.output
+    assert "grammar-synthesized ones (source SOURCE#synthesized" in validated.output
+
+
+def test_without_the_grammar_synthesis_is_refused_in_one_line(monkeypatch, tmp_path):
+    from tnforge.grammars import adapter
+
+    monkeypatch.setattr(adapter, "unavailable_reason", lambda: "pynini is not installed")
+    result = CliRunner().invoke(cli, ["build", "--out", str(tmp_path / "ds"), "--synthesize", "10"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == ("Error: --synthesize draws and reads its examples with the "
+                                                      "covering grammar: pynini is not installed")
+    assert not (tmp_path / "ds").exists()
