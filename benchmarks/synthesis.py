@@ -138,6 +138,25 @@ def cell(right: int, count: int) -> str:
     return f"{right}/{count} ({right / count:.0%}; {low:.0%}–{high:.0%})"
 
 
+def targets(counts: list[int], results: dict) -> list[str]:
+    """The issue's targets, for each count against off: rare classes right ≥ 70% on the bundled sample,
+    non-trivial accuracy up ≥ 5 points there, no class worse beyond noise on either set."""
+    base, out = counts[0], ["Targets, each count against off:", ""]
+    for n in counts[1:]:
+        r, o = results[n], results[base]
+        rare = per_class(r["bundled"])
+        met = [cls for cls in RARE if cls in rare and rare[cls][0] >= 0.7 * rare[cls][1]]
+        gain = r["bundled"]["nontrivial"]["accuracy"] - o["bundled"]["nontrivial"]["accuracy"]
+        worse = [f"{cls} on {where} ({f} fixed / {b} broken, p {p:.2g})"
+                 for where in ("bundled", "test") for cls in sorted(per_class(o[where]))
+                 for f, b, p in [paired(o[where], r[where], cls)] if b > f and p < 0.05]
+        out.append(f"- **{n}**: rare classes right ≥ 70% on the bundled sample: {', '.join(met) or 'none'} of "
+                   f"{len([c for c in RARE if c in rare])}; bundled non-trivial accuracy {100 * gain:+.1f} points (target "
+                   f"+5 points: {'met' if gain >= 0.05 else 'not met'}); classes worse beyond noise: "
+                   f"{'; '.join(worse) or 'none'}.")
+    return out
+
+
 def page(summary: dict, results: dict, args: argparse.Namespace) -> str:
     counts = summary["counts"]
     base = counts[0]
@@ -154,8 +173,22 @@ def page(summary: dict, results: dict, args: argparse.Namespace) -> str:
         "(`tnforge/data/sample.tsv`: other sentences of the corpus, built with `--split none`: every non-trivial token, "
         "the trivial ones as the build samples them). Cells: right/count "
         "(accuracy; its 95% Wilson interval).", "",
-        "## Rare classes", "",
+        "## Learning curve", "",
+        "| --synthesize | examples placed | bundled: non-trivial | bundled: rare classes | bundled: errors "
+        "(unrecoverable) | test: all tokens | test: non-trivial | test: errors (unrecoverable) | train steps |",
+        "|---:|---:|---|---|---|---|---|---|---:|",
     ]
+    for n in counts:
+        r = results[n]
+        rare = [per_class(r["bundled"]).get(cls, (0, 0)) for cls in RARE]
+        nontrivial = (r["bundled"]["nontrivial"]["correct"], r["bundled"]["nontrivial"]["count"])
+        test_all = (r["test"]["tokens"]["correct"], r["test"]["tokens"]["count"])
+        test_nontrivial = (r["test"]["nontrivial"]["correct"], r["test"]["nontrivial"]["count"])
+        lines.append(f"| {n or 'off'} | {sum(r['synthesized'].values()):,} | {cell(*nontrivial)} | "
+                     f"{cell(sum(a for a, _ in rare), sum(b for _, b in rare))} | {len(r['bundled']['errors'])} "
+                     f"({r['bundled'].get('unrecoverable')}) | {cell(*test_all)} | {cell(*test_nontrivial)} | "
+                     f"{len(r['test']['errors'])} ({r['test'].get('unrecoverable')}) | {r['steps']} |")
+    lines += ["", *targets(counts, results), "", "## Rare classes", ""]
     for where, title in (("bundled", "the bundled sample"), ("test", "the shared sample's test split")):
         others = [n for n in counts if n]
         lines += [f"### On {title}", "", f"| class | train tokens | {heads} |",

@@ -70,7 +70,7 @@ class Conventions:
 
     def strongest(self, cls: str, count: int = 5) -> list[tuple[str, float]]:
         """The words that speak most for or against a reading in `cls` (what was learned, for reports)."""
-        weights = self.by_class.get(cls, {})
+        weights = {word: value for word, value in self.by_class.get(cls, {}).items() if value}
         return sorted(weights.items(), key=lambda item: (-abs(item[1]), item[0]))[:count]
 
 
