@@ -226,3 +226,16 @@ def reading_words(limit: int = READING_LIMIT) -> tuple[ReadingWords, frozenset[s
     and the classes it covers."""
     resolve(True)
     return GrammarWords(limit), COVERED
+
+
+def inversion(asr_words: Callable[[str], list[str]]):
+    """The process-wide grammar turned around for inverse text normalization (`grammars.inversion.Inversion`:
+    number words → digits, words → units, `licenses_span` with readings written by `asr_words`);
+    GrammarUnavailable when there is no grammar."""
+    reason = unavailable_reason()
+    if reason is not None:
+        raise GrammarUnavailable(reason)
+    from tnforge.grammars import get_grammar
+    from tnforge.grammars.inversion import Inversion
+
+    return Inversion(get_grammar(), asr_words)
