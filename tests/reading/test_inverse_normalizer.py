@@ -96,3 +96,21 @@ def test_the_command_line_answers_text_and_files_and_refuses_bad_input(inverse, 
     assert said.output.strip() == f"Error: {bad}, line 2: not UTF-8 text (byte 0xff at column 1)"
     said = runner.invoke(cli, ["denormalize", "-m", str(tmp_path), "x"])
     assert said.exit_code == 1 and "not an inverse normalizer" in said.output and "Traceback" not in said.output
+
+
+def test_the_guides_python_example_runs_as_written(bundled_data, tmp_path) -> None:
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from tests.support.paths import REPO
+
+    page = (REPO / "docs" / "guides" / "denormalize.md").read_text(encoding="utf-8")
+    [block] = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    (tmp_path / "out").mkdir()
+    os.symlink(bundled_data, tmp_path / "out" / "sample")
+    done = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "it weighs 3 kg" and lines[-1] == "3 kg MEASURE 2 4 ('three', 'kilograms') pattern"
