@@ -94,8 +94,8 @@ class NumberReader:
 
         def is_number(j: int, in_run: bool) -> bool:
             word = words[j]
-            if word in _ZERO_WORDS:
-                return in_run or (j > 0 and words[j - 1] == "point")
+            if word in _ZERO_WORDS:  # nineteen oh five, point o five; not "three o" alone
+                return (j > 0 and words[j - 1] == "point") or (in_run and j + 1 < n and words[j + 1] in numbers)
             if word in _TRAILING_SCALES:
                 return in_run and j + 1 < n and (words[j + 1] in numbers or words[j + 1] in ordinals)
             return word in numbers
@@ -143,7 +143,8 @@ class NumberReader:
 
     def kind(self, words: Sequence[str]) -> str:
         """What a number run reads back as, for a finer pattern: c (cardinal), y (a year), d (digit by
-        digit) and the digits' count ("nineteen eighty four" → "y4"); "" when it does not read back."""
+        digit) and the digits' count ("nineteen eighty four" → "y4"; a four-digit cardinal also says whether it
+        has a hundred, "h", and whether it starts with neither 1 nor 2, "n"); "" when it does not read back."""
         found = self.digits(words)
         if not found:
             return ""
@@ -152,7 +153,10 @@ class NumberReader:
             key[-1] = self.ordinals[key[-1]]
         text = " ".join(key)
         source = next(name[0] for name in ("cardinal", "year", "digits") if self._paths(name, text))
-        return f"{source}{len(found[0])}"
+        detail = ""
+        if source == "c" and len(found[0]) == 4:  # 2006 (two thousand six) or 1,115 (… one hundred fifteen)?
+            detail = ("h" if self.grammar.words.scales[2] in key else "") + ("" if found[0][0] in "12" else "n")
+        return f"{source}{len(found[0])}{detail}"
 
 
 class Inversion:

@@ -36,6 +36,18 @@ def test_numbers_are_read_back_by_the_inverted_grammars() -> None:
     words = "carbon sixty four twenty thirteen five million people".split()
     runs = [" ".join(words[a:b]) for a, b, kind in reader.units(words) if kind != "w"]
     assert runs == ["sixty four", "twenty thirteen", "five"]
+    words = "three o v two in nineteen oh five".split()
+    assert [" ".join(words[a:b]) for a, b, kind in reader.units(words) if kind != "w"] == [
+        "three", "two", "nineteen oh five"]
+    assert reader.kind(("one", "thousand", "one", "hundred", "fifteen")) == "c4h"
+    assert reader.kind(("nineteen", "eighty", "four")) == "y4"
+
+
+def test_a_filled_ordinal_keeps_its_own_suffix() -> None:
+    from tnforge.reading.inverse_route import _ordinal_suffixes_agree
+
+    assert [_ordinal_suffixes_agree(w) for w in ("91st", "91th", "12th", "2rd", "May 10")] == [
+        True, False, True, False, True]
 
 
 def test_the_written_forms_follow_the_train_split_and_the_grammar(inverse) -> None:

@@ -45,14 +45,13 @@ def written_shape(written: str) -> tuple[str, list[str]]:
 def spoken_shape(words: Sequence[str], units: Sequence[tuple[int, int, str]], kind=None) -> tuple[str, int]:
     """Words with each number run a slot, and the number of slots: "thirty eight point four square
     kilometers" → ("# point # square kilometers", 2). With `kind(run words)` (`NumberReader.kind`), a
-    cardinal slot also says what the run reads back as: "#c2 point #c1 square kilometers"."""
-    parts = [words[a] if k == "w" else k + kind(words[a:b]) if kind is not None and k == "#" else k
-             for a, b, k in units]
+    slot also says what its run reads back as: "#c2 point #c1 square kilometers"."""
+    parts = [words[a] if k == "w" else k + kind(words[a:b]) if kind is not None else k for a, b, k in units]
     return " ".join(parts), sum(k != "w" for _, _, k in units)
 
 
 def shapes(words: Sequence[str], units: Sequence[tuple[int, int, str]], kind) -> list[str]:
-    """The fine shape, then the coarse one (the same when the span has no cardinal slot), of a span with slots."""
+    """The fine shape, then the coarse one, of a span with slots ([] without)."""
     coarse, slots = spoken_shape(words, units)
     if not slots:
         return []
@@ -81,7 +80,8 @@ def _shape_key(written: str) -> str:
 @dataclass
 class Conventions:
     """The learned tables (see the module): keys are spaced words / shapes; values [class, written, count]
-    best first; `*_seen`: occurrences of the key anywhere in the spoken text."""
+    best first; `*_seen`: occurrences of the key in the spoken text at unit edges, but for those inside a
+    longer token."""
 
     spans: dict[str, list[list]] = field(default_factory=dict)
     spans_seen: dict[str, int] = field(default_factory=dict)
@@ -122,11 +122,18 @@ def learn(sentences: Iterable[ItnSentence], numbers) -> Conventions:
     patterns_seen: Counter = Counter()
     for sentence in sentences:
         words = sentence.words
+        token_of = [0] * len(words)
+        for index, token in enumerate(sentence.tokens):
+            token_of[token.start:token.end] = [index] * (token.end - token.start)
         sentence_units = numbers.units(words)
         for u in range(len(sentence_units)):
             for m in range(1, min(MAX_UNITS, len(sentence_units) - u) + 1):
                 piece = sentence_units[u:u + m]
-                key = " ".join(words[piece[0][0]:piece[-1][1]])
+                start, end = piece[0][0], piece[-1][1]
+                inside = sentence.tokens[token_of[start]]
+                if token_of[start] == token_of[end - 1] and (inside.start, inside.end) != (start, end):
+                    continue  # part of a longer token: the longer span is tried first, so it says nothing
+                key = " ".join(words[start:end])
                 if key in spans:  # a span counts where it starts and ends at unit edges
                     spans_seen[key] += 1
                 for shape in shapes(words, piece, numbers.kind):

@@ -21,6 +21,7 @@ MIN_RATE = 0.5
 #: Digit strings tried per number run when filling a shape.
 CANDIDATES = 3
 _SLOT = re.compile(r"#,|#")
+_ORDINAL = re.compile(r"(?<![\d,])(\d+)(st|nd|rd|th)\b", re.I)
 #: Where a written token came from (`InverseToken.source`).
 SOURCES = ("convention", "pattern", "letters", "as spoken")
 
@@ -37,6 +38,17 @@ class InverseToken:
     end: int
     words: tuple[str, ...]
     source: str
+
+
+def _ordinal_suffixes_agree(written: str) -> bool:
+    """False when a number is written with another ordinal suffix than its own (91th, 2rd); the covering
+    grammar reads the digits and lets the suffix be."""
+    for digits, suffix in _ORDINAL.findall(written):
+        n = int(digits)
+        own = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        if suffix.lower() != own:
+            return False
+    return True
 
 
 def _format(digits: str, slot: str) -> str:
@@ -89,7 +101,7 @@ class Router:
                 continue
             for digits in itertools.product(*runs):
                 written = parts[0] + "".join(_format(d, s) + p for d, s, p in zip(digits, slots, parts[1:], strict=True))
-                if self.inversion.licenses_span(written, span, cls):
+                if _ordinal_suffixes_agree(written) and self.inversion.licenses_span(written, span, cls):
                     yield cls, written
 
     def _letters(self, words: Sequence[str], i: int) -> InverseToken | None:
