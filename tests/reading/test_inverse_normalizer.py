@@ -126,3 +126,11 @@ def test_the_guides_python_example_runs_as_written(bundled_data, tmp_path) -> No
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "it weighs 3 kg" and lines[-1] == "3 kg MEASURE 2 4 ('three', 'kilograms') pattern"
+
+
+def test_the_built_sentences_reverse_like_the_corpus_file(bundled_data, bundled_tsv) -> None:
+    from tnforge.itn_sentences import read_itn, read_itn_corpus
+
+    built = [s for split in ("train", "dev", "test") for s in read_itn(bundled_data, split)]
+    key = lambda s: (s.words, [(t.start, t.end, t.cls, t.written) for t in s.tokens])  # noqa: E731
+    assert sorted(built, key=key) == sorted(read_itn_corpus(str(bundled_tsv)), key=key)
