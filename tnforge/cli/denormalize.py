@@ -59,7 +59,8 @@ def denormalizer() -> None:
 
 @denormalizer.command()
 @common.data_option("Dataset directory (`tnforge build`) whose split is counted.", file_okay=False)
-@click.option("--split", default="train", show_default=True, help="The split whose conventions are counted.")
+@click.option("--split", type=click.Choice(["train", "dev", "test"]), default="train", show_default=True,
+              help="The split whose conventions are counted.")
 @click.option("--out", "-o", required=True, type=click.Path(), help="The inverse normalizer folder to write.")
 @click.option("--overwrite", is_flag=True, default=False, help="Replace what --out holds.")
 @common.click_errors()
