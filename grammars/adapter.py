@@ -238,3 +238,15 @@ def synthesis_grammar(limit: int = 50) -> tuple[Callable[[str, str], list[str]],
     tables = {"MONEY": list(grammar.currencies), "MEASURE": list(grammar.units)}
     return ((lambda before, cls: grammar.readings(before, cls, limit)), grammar.reading, tables)
 
+
+def inversion(asr_words: Callable[[str], list[str]]):
+    """The process-wide grammar turned around for inverse text normalization (`grammars.inversion.Inversion`:
+    number words → digits, words → units, `licenses_span` with readings written by `asr_words`);
+    GrammarUnavailable when there is no grammar."""
+    reason = unavailable_reason()
+    if reason is not None:
+        raise GrammarUnavailable(reason)
+    from tnforge.grammars import get_grammar
+    from tnforge.grammars.inversion import Inversion
+
+    return Inversion(get_grammar(), asr_words)

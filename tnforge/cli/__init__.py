@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("tnforge.cli.train:train", "Train a model: seq2seq, DNC, tagger or a dual encoder."),
     "decode": ("tnforge.cli.decode:decode", "Beam-search decode a dataset and write top-k hypotheses."),
     "normalize": ("tnforge.cli.normalize:normalize", "Normalize a sentence of text with a trained model."),
+    "denormalize": ("tnforge.cli.denormalize:denormalize", "Write spoken text (as ASR writes it) back as written text."),
+    "denormalizer": ("tnforge.cli.denormalize:denormalizer", "Learn an inverse normalizer (spoken → written) from a dataset."),
     "normalizer": ("tnforge.cli.normalizer:normalizer", "Assemble a normalizer: model, tagger and grammar in one run."),
     "evaluate": ("tnforge.cli.evaluate:evaluate", "Evaluate a model per semiotic class."),
     "compare": ("tnforge.cli.compare:compare", "Compare constrained decoding configurations (Table 1)."),

@@ -239,3 +239,52 @@ def write_raw_hypotheses(normalizer: Reader, source: str, out: str) -> Any:
         write_sharded(pa.Table.from_pydict(rows, schema=schemas.HYPOTHESES), out, schemas.HYPOTHESES)
         hypotheses.write_marker(out, hypotheses.settings(None, normalizer.beam, normalizer.top_k, False, tokens))
     return HypothesesWritten(tokens, len(rows["key"]), 1, time.monotonic() - started)
+
+
+@dataclass(frozen=True)
+class Denormalized:
+    """What `denormalize_file` did: sentences in (= lines out), written tokens out, seconds."""
+
+    sentences: int
+    tokens: int
+    seconds: float
+
+    def describe(self, out: str) -> str:
+        rate = self.sentences / max(self.seconds, 1e-9)
+        where = "standard output" if out == STDIO else out
+        return (f"denormalized {self.sentences:,} sentences ({self.tokens:,} written tokens) → {where} in "
+                f"{self.seconds:.1f} s ({rate:,.1f} sentences/s)")
+
+
+def denormalize_file(inverse: Any, source: str, out: str) -> Denormalized:
+    """Spoken sentences of the file `source` (`-`: standard input), one a line, → written sentences in `out`
+    (`-`: standard output) with a `tnforge.InverseNormalizer`; a line that is not UTF-8 raises ValueError
+    naming the file and line."""
+    import time
+    from contextlib import ExitStack
+
+    from tnforge.filesystems import write_atomically
+
+    check_paths(source, out)
+    started = time.monotonic()
+    sentences = tokens = 0
+    with ExitStack() as stack:
+        if source == STDIO:
+            lines = text_lines(input_lines(sys.stdin.buffer), "standard input")
+        else:
+            lines = text_lines(stack.enter_context(open(source, "rb")), source)
+        if out == STDIO:
+            def write(text: str) -> None:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+        else:
+            target = stack.enter_context(write_atomically(out))
+
+            def write(text: str) -> None:
+                target.write(text.encode("utf-8"))
+        for texts in chunks(lines):
+            read = [inverse.read(text) for text in texts]
+            write("".join(" ".join(t.written for t in written) + "\n" for written in read))
+            sentences += len(read)
+            tokens += sum(len(written) for written in read)
+    return Denormalized(sentences, tokens, time.monotonic() - started)

@@ -1,0 +1,149 @@
+"""The grammar route of inverse text normalization: spoken words → written tokens.
+
+Left to right, the longest span wins that the train split mostly wrote as one token: a span seen as such
+(`Conventions.spans`, its most frequent written form) or a span of the same shape (`Conventions.patterns`,
+its numbers read back by the inverted number grammars and written in the most frequent shape). A written
+form is taken only when its class's covering grammar reads it as the span (`Inversion.licenses_span`); a word
+no convention covers is written as spoken (a run of single letters as LETTERS, when the grammar agrees).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tnforge.reading.inverse_conventions import MAX_UNITS, MAX_WORDS, Conventions, shapes
+
+#: Share of a span's occurrences in train that were one token, from which its convention is used.
+MIN_RATE = 0.5
+#: Digit strings tried per number run when filling a shape.
+CANDIDATES = 3
+_SLOT = re.compile(r"#,|#")
+_ORDINAL = re.compile(r"(?<![\d,])(\d+)(st|nd|rd|th)\b", re.I)
+#: Where a written token came from (`InverseToken.source`).
+SOURCES = ("convention", "pattern", "letters", "as spoken")
+
+
+@dataclass(frozen=True)
+class InverseToken:
+    """One written token of a spoken text: words `start`..`end` (`words`) written as `written`, a `cls`
+    token; `source`: "convention" (the span's own written form in train), "pattern" (its shape's), "letters"
+    (spelt letters joined), "as spoken"."""
+
+    written: str
+    cls: str
+    start: int
+    end: int
+    words: tuple[str, ...]
+    source: str
+
+
+def _ordinal_suffixes_agree(written: str) -> bool:
+    """False when a number is written with another ordinal suffix than its own (91th, 2rd); the covering
+    grammar reads the digits and lets the suffix be."""
+    for digits, suffix in _ORDINAL.findall(written):
+        n = int(digits)
+        own = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        if suffix.lower() != own:
+            return False
+    return True
+
+
+def _format(digits: str, slot: str) -> str:
+    if slot == "#," and digits.isdigit() and not digits.startswith("0"):
+        return f"{int(digits):,}"
+    return digits
+
+
+class Router:
+    """Reads ASR words back into written tokens with learned conventions and the inverted grammar."""
+
+    def __init__(self, conventions: Conventions, inversion) -> None:
+        self.conventions = conventions
+        self.inversion = inversion
+        self._filled: dict[tuple[str, tuple[str, ...]], tuple[str, str] | None] = {}
+        self._chosen: dict[str, tuple[str, str] | None] = {}
+
+    def _convention(self, words: tuple[str, ...]) -> tuple[str, str] | None:
+        key = " ".join(words)
+        if key not in self._chosen:
+            options = self.conventions.spans.get(key)
+            found = None
+            if options and sum(o[2] for o in options) >= MIN_RATE * self.conventions.spans_seen[key]:
+                found = next(((cls, written) for cls, written, _ in options
+                              if self.inversion.licenses_span(written, words, cls)), None)
+            self._chosen[key] = found
+        return self._chosen[key]
+
+    def _pattern(self, words: Sequence[str], piece: Sequence[tuple[int, int, str]]) -> tuple[str, str] | None:
+        span = tuple(words[piece[0][0]:piece[-1][1]])
+        key = (" ".join(f"{a - piece[0][0]}:{b - piece[0][0]}" for a, b, _ in piece), span)
+        if key in self._filled:
+            return self._filled[key]
+        found = None
+        numbers = self.inversion.numbers
+        for shape in shapes(words, piece, numbers.kind):
+            options = self.conventions.patterns.get(shape)
+            if options and sum(o[2] for o in options) >= MIN_RATE * self.conventions.patterns_seen[shape]:
+                runs = [numbers.digits(words[a:b])[:CANDIDATES] for a, b, kind in piece if kind != "w"]
+                found = next(self._fills(options, runs, span), None)
+                break
+        self._filled[key] = found
+        return found
+
+    def _fills(self, options: list[list], runs: list[tuple[str, ...]], span: tuple[str, ...]):
+        for cls, written_shape, _ in options:
+            parts = _SLOT.split(written_shape)
+            slots = _SLOT.findall(written_shape)
+            if len(slots) != len(runs):
+                continue
+            for digits in itertools.product(*runs):
+                written = parts[0] + "".join(_format(d, s) + p for d, s, p in zip(digits, slots, parts[1:], strict=True))
+                if _ordinal_suffixes_agree(written) and self.inversion.licenses_span(written, span, cls):
+                    yield cls, written
+
+    def _letters(self, words: Sequence[str], i: int) -> InverseToken | None:
+        j = i
+        while j < len(words) and len(words[j]) == 1 and words[j].isalpha():
+            j += 1
+        span = tuple(words[i:j])
+        written = "".join(span).upper()
+        if j - i >= 2 and self.inversion.licenses_span(written, span, "LETTERS"):
+            return InverseToken(written, "LETTERS", i, j, span, "letters")
+        return None
+
+    def read(self, words: Sequence[str]) -> list[InverseToken]:
+        """The written tokens of `words` (ASR-style), each with its span, class and source."""
+        words = tuple(words)
+        units = self.inversion.numbers.units(words)
+        unit_at = {start: index for index, (start, _, _) in enumerate(units)}
+        out: list[InverseToken] = []
+        i, n = 0, len(words)
+        while i < n:
+            best: InverseToken | None = None
+            for length in range(min(MAX_WORDS, n - i), 0, -1):
+                found = self._convention(words[i:i + length])
+                if found is not None:
+                    best = InverseToken(found[1], found[0], i, i + length, words[i:i + length], "convention")
+                    break
+            if i in unit_at:
+                u = unit_at[i]
+                for m in range(min(MAX_UNITS, len(units) - u), 0, -1):
+                    piece = units[u:u + m]
+                    end = piece[-1][1]
+                    if best is not None and end <= best.end:
+                        break
+                    filled = self._pattern(words, piece)
+                    if filled is not None:
+                        best = InverseToken(filled[1], filled[0], i, end, words[i:end], "pattern")
+                        break
+            letters = self._letters(words, i)
+            if letters is not None and (best is None or letters.end > best.end):
+                best = letters
+            if best is None:
+                best = InverseToken(words[i], "PLAIN", i, i + 1, words[i:i + 1], "as spoken")
+            out.append(best)
+            i = best.end
+        return out
