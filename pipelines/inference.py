@@ -179,13 +179,14 @@ def decode_on_beam(data: str | Sequence[object], out: str, spec: DecodeSpec, pip
     gs://), the same bytes as `trainers.decoding.outputs.write_hypotheses`; its `_hypotheses.json` (None after
     a dry run; nothing is written when there is nothing to decode)."""
     from tnforge.decode_units import example_files, row_bound
-    from tnforge.pipelines.runner import is_dry_run, make_pipeline, pipeline_options
+    from tnforge.pipelines.runner import is_dry_run, make_pipeline, pipeline_options, require_shared
 
     files = example_files(data, split) if isinstance(data, (str, os.PathLike)) else data
 
     if out.endswith(".parquet"):
         raise ValueError(f"{out}: on Beam, --out is a folder (its shards and _hypotheses.json), not one file")
     options = pipeline_options(pipeline_args)
+    require_shared(options, {"examples file": files[0] if files else None, "output folder": out})
     if not is_dry_run(options):  # a dry run touches no output (its bucket may not exist offline)
         hypotheses.refuse_existing(out)
     pipeline = make_pipeline(options)
@@ -343,7 +344,7 @@ def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Se
     done, as one process says it (`tnforge.reading.streams.Normalized`; nothing after a dry run)."""
     import time
 
-    from tnforge.pipelines.runner import make_pipeline, pipeline_options
+    from tnforge.pipelines.runner import make_pipeline, pipeline_options, require_shared
     from tnforge.reading.streams import Normalized
 
     started = time.monotonic()
@@ -352,9 +353,10 @@ def normalize_on_beam(source: str, out: str, spec: ReaderSpec, pipeline_args: Se
                          "input or output")
     if not is_file(source):
         raise FileNotFoundError(f"{source}: no such file")
+    options = pipeline_options(pipeline_args)
+    require_shared(options, {"input file": source, "output file": out})
     parts = out + ".parts"  # scratch: one part a chunk, removed once the output is written
     remove(parts)
-    options = pipeline_options(pipeline_args)
     pipeline = make_pipeline(options)
     _ = (pipeline | "Source" >> beam.Create([source]) | "Chunks" >> beam.FlatMap(line_chunks)
          | "Spread" >> beam.Reshuffle() | "Normalize" >> RunInference(NormalizeHandler(spec))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import apache_beam as beam
@@ -67,6 +67,18 @@ def is_dataflow(options: PipelineOptions) -> bool:
     """True when the options name the Dataflow runner."""
     runner = options.view_as(StandardOptions).runner or ""
     return "dataflow" in str(runner).lower()
+
+
+def require_shared(options: PipelineOptions, paths: Mapping[str, object]) -> None:
+    """On Dataflow (not a dry run), every path the workers read or write must be on a filesystem they share
+    (gs://): a local one is refused in one line naming it (`paths`: what it is → the path)."""
+    from tnforge.filesystems import is_remote
+
+    if not is_dataflow(options) or is_dry_run(options):
+        return
+    for what, path in paths.items():
+        if path is not None and not is_remote(str(path)):
+            raise ValueError(f"{path}: Dataflow workers cannot reach a local {what}; give its gs:// copy")
 
 
 def is_dry_run(options: PipelineOptions) -> bool:

@@ -78,12 +78,10 @@ def _write(partial: Partial, path: str) -> None:
 
 def run_pipeline(plan: Plan, units: Sequence[Unit], pipeline_args: Sequence[str], scratch: str) -> Partial:
     """Validate `units` on the runner the Beam options name; the combined partial (read from `scratch`)."""
-    from tnforge.filesystems import is_remote
-    from tnforge.pipelines.runner import is_dataflow, make_pipeline, pipeline_options, quiet_worker_errors
+    from tnforge.pipelines.runner import make_pipeline, pipeline_options, quiet_worker_errors, require_shared
 
     options = pipeline_options(pipeline_args)
-    if is_dataflow(options) and not is_remote(plan.root):
-        raise ValueError(f"{plan.root}: Dataflow workers cannot read a local directory; validate its gs:// copy")
+    require_shared(options, {"dataset directory": plan.root})
     path = join(scratch, f".validation-{uuid.uuid4().hex[:12]}.pickle")
     with quiet_worker_errors():
         pipeline = make_pipeline(options)

@@ -143,3 +143,16 @@ def test_a_dataflow_dry_run_of_the_loop_builds_its_first_decode_job_graph_offlin
                    "--temp_location=gs://tnforge-test/tmp", "--dry_run=True")
     assert said.strip().splitlines()[-1] == ("dry run: the loop's first decode job graph was built; nothing was "
                                              "decoded, trained or written to gs://tnforge-test/loop")
+
+
+def test_the_loop_on_dataflow_refuses_local_folders_in_one_line(tiny_run, bundled_build, tmp_path):
+    """Dataflow's workers cannot reach the launcher's disk: a local dataset or work folder is refused before
+    anything runs (a dry run, which reads nothing, may name them)."""
+    pytest.importorskip("apache_beam.runners.dataflow.dataflow_runner")
+    result = CliRunner().invoke(cli, [*loop_args(tiny_run, str(bundled_build), str(tmp_path / "loop")), "--",
+                                      "--runner=DataflowRunner", "--project=tnforge-test", "--region=us-central1",
+                                      "--temp_location=gs://tnforge-test/tmp"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == (f"Error: {bundled_build}: Dataflow workers cannot reach a "
+                                                      "local dataset directory; give its gs:// copy")
+    assert not (tmp_path / "loop").exists()

@@ -60,6 +60,10 @@ def loop(model: str, data: str, out: str, device: str, threads: int, **options: 
     pipeline_args = tuple(beam_run[1]) if beam_run else ()
     if beam_run and dry_run(model, data, out, device, threads, config, pipeline_args):
         return
+    if beam_run:
+        from tnforge.pipelines.runner import pipeline_options, require_shared
+
+        require_shared(pipeline_options(list(pipeline_args)), {"dataset directory": data, "work folder": out})
     rows = run_loop(loaded, data, out, functools.partial(regenerate_negatives, pipeline_args=pipeline_args), config,
                     judge, common.token_progress, on_round=report,
                     decoding=beam_decoding(model, device, threads, config, pipeline_args) if beam_run else None)
