@@ -163,12 +163,9 @@ def main() -> None:
     report = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
               "machine": f"{os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}, shared",
               "load_average": load, "datasets": rows, "targets": targets(rows)}
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name, text in (("inverse.json", json.dumps(report, indent=1, ensure_ascii=False) + "\n"),
-                       ("inverse.md", markdown(report))):
-        temp = args.out / f".{name}.tmp"
-        temp.write_text(text, encoding="utf-8")
-        temp.replace(args.out / name)
+    from tnforge.filesystems import write_text_files
+
+    write_text_files(args.out, {"inverse.json": json.dumps(report, indent=1, ensure_ascii=False) + "\n", "inverse.md": markdown(report)})
     print(markdown(report))
 
 

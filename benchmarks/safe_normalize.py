@@ -278,12 +278,9 @@ def main() -> None:
                      f"{max(s['sentences_per_s'] for s in report['speed'] if s['configuration'] == FIRST)} "
                      "at the same time)"},
     ]
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name, text in (("safe-normalize.json", json.dumps(report, indent=1, default=str) + "\n"),
-                       ("safe-normalize.md", markdown(report))):
-        temp = args.out / f".{name}.tmp"
-        temp.write_text(text, encoding="utf-8")
-        temp.replace(args.out / name)
+    from tnforge.filesystems import write_text_files
+
+    write_text_files(args.out, {"safe-normalize.json": json.dumps(report, indent=1, default=str) + "\n", "safe-normalize.md": markdown(report)})
     print(markdown(report))
 
 
