@@ -258,6 +258,26 @@ class BeamDecoding:
                                      self.batch_size)
 
 
+#: What `tnforge loop … -- --runner=DataflowRunner … --dry_run=True` says.
+DRY_RUN = "dry run: the loop's first decode job graph was built; nothing was decoded, trained or written to {out}"
+
+
+def loop_decoding(o: Options, pipeline_args: Sequence[str], train_files: Sequence[object]) -> BeamDecoding | None:
+    """`tnforge loop … -- BEAM_OPTIONS`: the loop's decoding on Beam with its options `o`; None after a Dataflow
+    dry run, which builds the first round's decode job graph and writes nothing. On Dataflow, a local dataset or
+    work folder is refused (the workers cannot reach it)."""
+    from tnforge.pipelines.runner import is_dry_run, pipeline_options, require_shared
+
+    spec = DecodeSpec(o["model"], o["device"], o["threads"], weight=o["weight"], beam=o["beam"], top_k=o["top_k"])
+    decoding = BeamDecoding(spec, tuple(pipeline_args), o["batch_size"])
+    options = pipeline_options(pipeline_args)
+    if is_dry_run(options):
+        decoding.hypotheses(train_files, join(o["out"], "round-1", "hypotheses"), None)
+        return None
+    require_shared(options, {"dataset directory": o["data"], "work folder": o["out"]})
+    return decoding
+
+
 # --- normalize --file ------------------------------------------------------------------------------------------
 
 

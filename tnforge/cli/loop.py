@@ -56,45 +56,19 @@ def loop(model: str, data: str, out: str, device: str, threads: int, **options: 
         click.echo(round_note(row), err=True)
         click.echo(rounds_so_far(done, config).rstrip() + "\n")
 
-    beam_run = common.on_beam()
-    pipeline_args = tuple(beam_run[1]) if beam_run else ()
-    if beam_run and dry_run(model, data, out, device, threads, config, pipeline_args):
-        return
-    if beam_run:
-        from tnforge.pipelines.runner import pipeline_options, require_shared
+    beam_run, decoding = common.on_beam(), None
+    if beam_run:  # decoding on Beam; a Dataflow dry run builds the first round's decode graph and stops
+        from tnforge.pipelines.inference import DRY_RUN, loop_decoding
+        from tnforge.trainers.adversarial_loop import check_source
+        from tnforge.trainers.kernel.examples import example_files
 
-        require_shared(pipeline_options(list(pipeline_args)), {"dataset directory": data, "work folder": out})
-    rows = run_loop(loaded, data, out, functools.partial(regenerate_negatives, pipeline_args=pipeline_args), config,
-                    judge, common.token_progress, on_round=report,
-                    decoding=beam_decoding(model, device, threads, config, pipeline_args) if beam_run else None)
+        check_source(data, config)
+        if (decoding := loop_decoding(*beam_run, example_files(data, "train"))) is None:
+            return click.echo(DRY_RUN.format(out=out))
+    rows = run_loop(loaded, data, out, functools.partial(regenerate_negatives, pipeline_args=tuple(
+        beam_run[1]) if beam_run else ()), config, judge, common.token_progress, on_round=report, decoding=decoding)
     title = f"Adversarial loop of {loaded.path} on {data} ({config.split}, λ={config.weight:g})"
     markdown, paths = write_loop(rows, out, title)
     click.echo(markdown.rstrip())
     click.echo(f"\n{note}. " + ", ".join(str(p) for p in paths))
 
-
-def beam_decoding(model: str, device: str, threads: int, config: LoopConfig, pipeline_args: tuple[str, ...]) -> Any:
-    """The loop's decoding on Beam (`pipelines.inference.BeamDecoding`) with the loop's model and settings."""
-    from tnforge.pipelines.inference import BeamDecoding, DecodeSpec
-
-    spec = DecodeSpec(model, device, threads, weight=config.weight, beam=config.beam, top_k=config.top_k)
-    return BeamDecoding(spec, pipeline_args, config.batch_size)
-
-
-def dry_run(model: str, data: str, out: str, device: str, threads: int, config: LoopConfig,
-            pipeline_args: tuple[str, ...]) -> bool:
-    """For Dataflow's `--dry_run=True`: build the first round's decode job graph (nothing is submitted, read from
-    or written to --out), say so, and return True; else False."""
-    from tnforge.filesystems import join
-    from tnforge.pipelines.runner import is_dry_run, pipeline_options
-    from tnforge.trainers.adversarial_loop import check_source
-    from tnforge.trainers.kernel.examples import example_files
-
-    if not is_dry_run(pipeline_options(list(pipeline_args))):
-        return False
-    check_source(data, config)
-    decoding = beam_decoding(model, device, threads, config, pipeline_args)
-    decoding.hypotheses(example_files(data, "train"), join(out, "round-1", "hypotheses"), None)
-    click.echo(f"dry run: the loop's first decode job graph was built; nothing was decoded, trained or written "
-               f"to {out}")
-    return True
