@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT.parent / "shared" / "data" / "en_sample.tsv"
 BUNDLED = ROOT / "tnforge" / "data" / "sample.tsv"
 RARE = ("MONEY", "TELEPHONE", "ELECTRONIC", "FRACTION", "DIGIT", "TIME", "MEASURE", "DECIMAL", "ORDINAL", "ADDRESS")
+#: The key of the second run without synthesis (another seed), beside the counts.
+NOISE = "noise"
 
 
 def tnforge(*args: str) -> None:
@@ -83,6 +85,11 @@ def main() -> None:
     parser.add_argument("--counts", default="0,300", help="--synthesize counts to compare (0: off)")
     parser.add_argument("--below", type=int, default=100, help="--synthesize-below")
     parser.add_argument("--minutes", type=float, default=15.0, help="training budget of each run")
+    parser.add_argument("--epochs", type=int, default=0,
+                        help="train each run this many epochs instead, whatever the machine's load (0: --minutes)")
+    parser.add_argument("--noise-seed", type=int, default=14,
+                        help="seed of a second run without synthesis (the trainer's default is 13): what the same "
+                             "tests say between two trainings on the same data (0: none)")
     parser.add_argument("--write-docs", type=Path, help="write the results page (Markdown) here")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
@@ -92,15 +99,25 @@ def main() -> None:
     data = {n: built(args.work / f"data-{n}", str(SAMPLE), "--split", "hash",
                      *(["--synthesize", str(n), "--synthesize-below", str(args.below)] if n else []))
             for n in counts}
-    runs = {n: args.work / f"run-{n}" for n in counts}
-    missing = [n for n in counts if not (runs[n] / "best.pt").exists()]
+    runs: dict = {n: args.work / f"run-{n}" for n in counts}
+    seeds: dict = {n: None for n in counts}
+    if args.noise_seed and 0 in counts:
+        runs[NOISE], seeds[NOISE] = args.work / f"run-0-seed{args.noise_seed}", args.noise_seed
+    missing = [n for n in runs if not (runs[n] / "best.pt").exists()]
+    budget = (["--epochs", str(args.epochs), "--max-minutes", "0"] if args.epochs
+              else ["--max-minutes", str(args.minutes)])
     for pair in (missing[i:i + 2] for i in range(0, len(missing), 2)):  # two at a time: one per core
-        training = [subprocess.Popen([sys.executable, "-m", "tnforge", "train", "seq2seq", "--data", str(data[n]),
-                                      "--out", str(runs[n]), "--max-minutes", str(args.minutes), "--threads", "1",
-                                      "--device", "cpu", "--no-progress", "--overwrite"], stdout=subprocess.DEVNULL)
+        training = [subprocess.Popen([sys.executable, "-m", "tnforge", "train", "seq2seq", "--data",
+                                      str(data[0 if n == NOISE else n]), "--out", str(runs[n]), *budget,
+                                      "--threads", "1", "--device", "cpu", "--no-progress",
+                                      "--overwrite", *(["--seed", str(seeds[n])] if seeds[n] else [])],
+                                     stdout=subprocess.DEVNULL)
                     for n in pair]
         if any(process.wait() for process in training):
             sys.exit("a training run failed")
+    noise = ({where: evaluate(runs[NOISE], data[0] if where == "test" else bundled, "test" if where == "test"
+                              else "train", runs[NOISE] / f"eval-{where}") for where in ("test", "bundled")}
+             if NOISE in runs else None)
     results = {}
     for n in counts:
         manifest = json.loads((data[n] / "manifest.json").read_text())
@@ -121,7 +138,7 @@ def main() -> None:
                "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
                "settings": {k: str(v) for k, v in vars(args).items()}, "counts": counts}
     if args.write_docs:
-        args.write_docs.write_text(page(summary, results, args), encoding="utf-8")
+        args.write_docs.write_text(page(summary, results, args, noise), encoding="utf-8")
         args.write_docs.with_suffix(".json").write_text(json.dumps(
             {"summary": summary, "figures": {str(n): {w: {"accuracy": r[w]["tokens"]["accuracy"],
                                                           "nontrivial": r[w]["nontrivial"]["accuracy"],
@@ -129,6 +146,12 @@ def main() -> None:
                                                           "per_class": per_class(r[w])}
                                                       for w in ("test", "bundled")}
                                              for n, r in results.items()}}, indent=1) + "\n")
+
+
+def budget(args: argparse.Namespace) -> str:
+    """Each run's training budget, in words."""
+    return (f"{args.epochs} epochs (the same passes over its train split whatever the machine's load)" if args.epochs
+            else f"{args.minutes:g} minutes")
 
 
 def cell(right: int, count: int) -> str:
@@ -157,7 +180,26 @@ def targets(counts: list[int], results: dict) -> list[str]:
     return out
 
 
-def page(summary: dict, results: dict, args: argparse.Namespace) -> str:
+def noise_lines(results: dict, noise: dict, seed: int) -> list[str]:
+    """What the same paired tests say between two trainings without synthesis (seeds 13 and `seed`): classes
+    "worse beyond noise" there are training noise, not synthesis."""
+    out = ["## Training noise", "",
+           f"The same data without synthesis trained twice (seed 13, the trainer's default, and seed {seed}); "
+           "fixed / broken: tokens the first run read wrong and the second right, and the reverse (McNemar's exact p).",
+           "", "| class | test: fixed / broken, p | bundled: fixed / broken, p |", "|---|---|---|"]
+    base = results[0]
+    classes = sorted(set(per_class(base["test"])) | set(per_class(base["bundled"])))
+    for cls in [None, *classes]:
+        cells = ["{} / {}, {:.3g}".format(*paired(base[where], noise[where], cls)) for where in ("test", "bundled")]
+        out.append(f"| {cls or 'every token'} | {cells[0]} | {cells[1]} |")
+    flagged = [f"{cls} on {where}" for where in ("bundled", "test") for cls in classes
+               for f, b, p in [paired(base[where], noise[where], cls)] if b > f and p < 0.05]
+    out += ["", "Classes the test calls worse beyond noise between the two seeds: "
+            f"{', '.join(flagged) or 'none'}.", ""]
+    return out
+
+
+def page(summary: dict, results: dict, args: argparse.Namespace, noise: dict | None = None) -> str:
     counts = summary["counts"]
     base = counts[0]
     heads = " | ".join(f"--synthesize {n}" if n else "off" for n in counts) + "".join(
@@ -168,7 +210,7 @@ def page(summary: dict, results: dict, args: argparse.Namespace) -> str:
         f"before, {summary['load_after']} after.", "",
         f"The shared English sample built (hash split) with `--synthesize` {', '.join(map(str, counts))} (0: off; "
         f"rare: below {args.below} train tokens), the window seq2seq trained on each with the trainer's defaults for "
-        f"{args.minutes:g} minutes (two runs at a time side by side, one torch thread each), evaluated with `tnforge evaluate` "
+        f"{budget(args)} (two runs at a time side by side, one torch thread each), evaluated with `tnforge evaluate` "
         "(errors judged by the covering grammar) on the shared sample's test split and on the bundled sample "
         "(`tnforge/data/sample.tsv`: other sentences of the corpus, built with `--split none`: every non-trivial token, "
         "the trivial ones as the build samples them). Cells: right/count "
@@ -188,7 +230,10 @@ def page(summary: dict, results: dict, args: argparse.Namespace) -> str:
                      f"{cell(sum(a for a, _ in rare), sum(b for _, b in rare))} | {len(r['bundled']['errors'])} "
                      f"({r['bundled'].get('unrecoverable')}) | {cell(*test_all)} | {cell(*test_nontrivial)} | "
                      f"{len(r['test']['errors'])} ({r['test'].get('unrecoverable')}) | {r['steps']} |")
-    lines += ["", *targets(counts, results), "", "## Rare classes", ""]
+    lines += ["", *targets(counts, results), ""]
+    if noise is not None:
+        lines += noise_lines(results, noise, args.noise_seed)
+    lines += ["## Rare classes", ""]
     for where, title in (("bundled", "the bundled sample"), ("test", "the shared sample's test split")):
         others = [n for n in counts if n]
         lines += [f"### On {title}", "", f"| class | train tokens | {heads} |",
@@ -229,7 +274,8 @@ def page(summary: dict, results: dict, args: argparse.Namespace) -> str:
     lines += ["", "Training steps reached: " + "; ".join(f"{'off' if n == 0 else n}: {results[n]['steps']}"
                                                         for n in counts) + ".", "",
               "Reproduce: `python benchmarks/synthesis.py --work /tmp/tnforge-bench-synthesis "
-              f"--counts {args.counts} --minutes {args.minutes:g} --write-docs docs/results/synthesis.md`.", ""]
+              f"--counts {args.counts} {'--epochs ' + str(args.epochs) if args.epochs else '--minutes ' + format(args.minutes, 'g')} "
+              "--write-docs docs/results/synthesis.md`.", ""]
     return "\n".join(lines)
 
 

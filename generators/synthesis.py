@@ -1,13 +1,14 @@
 """Grammar-synthesized train examples for rare classes (`tnforge build --synthesize N`).
 
 A class with fewer than `below` train tokens (MONEY, TELEPHONE, FRACTION… in a small sample) gets about N new
-written forms, drawn from what the covering grammar covers: each train token's shape with its digits drawn anew
-(zeros kept, so round amounts stay round), its currency or unit swapped for another the grammar knows (MONEY,
-MEASURE), an address's letters drawn anew (ELECTRONIC). A form the grammar does not read in its class is
+written forms, drawn from what the covering grammar covers: each train token's shape (and, for TIME and
+TELEPHONE, the common layouts: `TEMPLATES`) with its digits drawn anew (zeros kept, so round amounts stay
+round; a clock's hours kept on the clock), its currency or unit swapped for another the grammar knows (MONEY,
+MEASURE). A form the grammar does not read in its class is
 dropped. Its reading is the one the corpus would use: among the grammar's licensed readings, the one the
 conventions learned from the train split prefer (`Conventions`: per class, which words the corpus's reading
 says where the grammar also allows others: "dollars" over "dollar", "o" over "zero" in a phone number, no
-"and" in "one hundred thirty"), or the one the grammar commits to (an ELECTRONIC address, spelt by rule).
+"and" in "one hundred thirty"), or the one the grammar commits to, where it commits to one.
 Never a reading the grammar does not license.
 
 Everything is drawn by stable hashes of (seed, class, token, number): the same train tokens and seed give
@@ -26,9 +27,19 @@ from dataclasses import dataclass, field
 from tnforge.hashing import mix64, stable_hash64
 from tnforge.sources import SYNTHESIZED_MARK
 
-#: The classes whose tokens can be drawn anew (digits, a currency or unit, an address's letters).
+#: The classes whose tokens can be drawn anew (digits, a currency or unit). Not ELECTRONIC: addresses with
+#: their letters drawn anew taught the window model to spell unfamiliar words out (PLAIN "Chu" → "c h u") and
+#: fixed no address (docs/results/synthesis.md).
 SYNTHESIZABLE = ("MONEY", "MEASURE", "TELEPHONE", "DIGIT", "FRACTION", "TIME", "DATE", "DECIMAL", "ORDINAL",
-                 "CARDINAL", "ELECTRONIC", "ADDRESS")
+                 "CARDINAL", "ADDRESS")
+#: Written shapes drawn from besides the train split's own, for classes whose few train tokens show few of the
+#: shapes the grammar reads: the common clock and phone-number layouts (digits drawn anew like the train's).
+TEMPLATES = {
+    "TIME": ("1:05", "11:45 pm", "6:30 am", "9.15pm", "3 pm", "18:20", "21:05", "7:00 a.m."),
+    "TELEPHONE": ("212-555-0148", "1-800-555-0199", "020 7946 0958", "(555) 412-3456", "0-415-92718-8",
+                  "978-0-571-33208-3"),
+}
+_CLOCK = re.compile(r"(\d{1,2})[:.](\d{2})|(\d{1,2}) ?[ap]\.?m")
 #: Classes whose symbols are swapped for others of the grammar's table (`Grammar.currencies`, `.units`).
 SWAPPED = ("MONEY", "MEASURE")
 #: Train tokens per class read to learn its conventions (a bottom-k sample by stable hash: `SubstitutionPool`).
@@ -65,8 +76,11 @@ class Conventions:
         return sum(own.get(word, self.general.get(word, 0.0)) for word in words)
 
     def choose(self, cls: str, readings: Sequence[str]) -> str | None:
-        """The licensed reading the conventions prefer (the grammar's first of the best on a tie)."""
-        return max(readings, key=lambda r: self.score(cls, r, readings)) if readings else None
+        """The licensed reading the conventions prefer; on a tie the shortest (where the train split says
+        nothing, as of a clock's "one o nine" against "one hour nine minute"), then the grammar's first."""
+        if not readings:
+            return None
+        return max(readings, key=lambda r: (self.score(cls, r, readings), -len(r.split())))
 
     def strongest(self, cls: str, count: int = 5) -> list[tuple[str, float]]:
         """The words that speak most for or against a reading in `cls` (what was learned, for reports)."""
@@ -128,16 +142,26 @@ def _draw(key: int, count: int) -> int:
     return int(mix64(key) % count)
 
 
+def plausible(form: str, cls: str) -> bool:
+    """False for a drawn TIME the clock has not got (hour 24 or more; over 12 before am/pm); the grammar
+    reads minutes past 59 as nothing already."""
+    if cls != "TIME":
+        return True
+    match = _CLOCK.search(form)
+    if match is None:
+        return True
+    hour = int(match.group(1) or match.group(3))
+    twelve = re.search(r"[ap]\.?m", form, re.I) is not None
+    return 1 <= hour <= 12 if twelve else hour <= 23
+
+
 def variant(before: str, cls: str, key: int, swaps: Sequence[str] = ()) -> str:
     """One new written form of `before`'s shape, drawn by `key`: each non-zero digit drawn anew (1–9), zeros
-    kept; a symbol of `swaps` (a currency, a unit) swapped for another of them; an ELECTRONIC token's lower
-    case letters drawn anew."""
+    kept; a symbol of `swaps` (a currency, a unit) swapped for another of them."""
     out = []
     for index, char in enumerate(before):
         if char.isdigit() and char != "0":
             out.append(str(1 + _draw(key ^ (index * 0x9E3779B97F4A7C15 & (2**64 - 1)), 9)))
-        elif cls == "ELECTRONIC" and "a" <= char <= "z":
-            out.append(chr(ord("a") + _draw(key ^ (index * 0xC2B2AE3D27D4EB4F & (2**64 - 1)), 26)))
         else:
             out.append(char)
     form = "".join(out)
@@ -184,16 +208,18 @@ def synthesize(pairs: Mapping[str, Sequence[tuple[str, str]]], train_tokens: Map
                below: int, seed: int, readings: Readings, committed: Committed,
                tables: Mapping[str, Sequence[str]]) -> Synthesis:
     """The forms of every rare class (`rare_classes`): about `wanted` distinct (before, reading) pairs each,
-    drawn from its train tokens' shapes (`variant`), read by the grammar (`readings`; `committed`: the one
-    reading it commits to, when it does) and chosen by the conventions learned from every class's `pairs`."""
+    drawn from its train tokens' shapes and the class's `TEMPLATES` (`variant`), read by the grammar
+    (`readings`; `committed`: the one reading it commits to, when it does) and chosen by the conventions
+    learned from every class's `pairs`."""
     conventions = learn_conventions(pairs, readings)
     forms: dict[str, list[tuple[str, str]]] = {}
     per_token: dict[str, int] = {}
     for cls in rare_classes(train_tokens, below):
-        shapes = sorted({before for before, _after in pairs.get(cls, ())})
-        if not shapes:
+        own = sorted({before for before, _after in pairs.get(cls, ())})
+        if not own:
             continue
-        seen_in_train = {m.group() for shape in shapes for m in _SYMBOL.finditer(shape)}
+        shapes = [*own, *(t for t in TEMPLATES.get(cls, ()) if t not in own)]
+        seen_in_train = {m.group() for shape in own for m in _SYMBOL.finditer(shape)}
         table = [s for s in tables.get(cls, ()) if s] if cls in SWAPPED else []
         swaps = tuple(dict.fromkeys([*(s for s in table if s in seen_in_train), *table[:COMMON_SYMBOLS]]))
         made: dict[str, str] = {}
@@ -202,7 +228,7 @@ def synthesize(pairs: Mapping[str, Sequence[tuple[str, str]]], train_tokens: Map
                 break
             shape = shapes[number % len(shapes)]
             form = variant(shape, cls, stable_hash64("synthesize", cls, shape, number, seed=seed), swaps)
-            if form in made or form == shape:
+            if form in made or form in own or not plausible(form, cls):
                 continue
             reading = committed(form, cls) or conventions.choose(cls, readings(form, cls))
             if reading:

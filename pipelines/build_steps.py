@@ -210,6 +210,13 @@ def windows(befores: pa.Array, sentence_ids: np.ndarray, chosen: np.ndarray, wid
     return pc.binary_join_element_wise(*parts, " ", null_handling="skip")
 
 
+def _sides(window: str) -> tuple[str, str]:
+    """A window input's text up to and including the open marker, and from the close marker on."""
+    start = window.index(schemas.NORM_OPEN) + len(schemas.NORM_OPEN) + 1
+    end = window.rindex(schemas.NORM_CLOSE) - 1
+    return window[:start], window[end:]
+
+
 def build_file(
     input_file: InputFile, cache: str, config: BuildConfig, plan: SamplingPlan,
     augmentation: Augmentation | None = None, synthesis: Synthesis | None = None,
@@ -308,25 +315,22 @@ def _synthesized(batch: pa.RecordBatch, train: np.ndarray, input_file: InputFile
                  counts: SplitCounts) -> Iterator[tuple[tuple[str, str], pa.Table]]:
     """Synthesized examples of a batch's train tokens of the plan's rare classes: copy c (1..the class's
     `per_token`) of each such token is its window with the token replaced by the form `chosen_forms` gives it
-    (every rare token of the sentence replaced at once), keyed under the file's synthesized source."""
+    (its context as the sentence has it), keyed under the file's synthesized source."""
     class_list = batch.column("class").to_pylist()
     rare = [i for i in np.nonzero(train)[0].tolist() if class_list[i] in plan.forms]
     if not rare:
         return
     sentence_ids = batch.column("sentence_id").to_numpy()
     token_index = batch.column("token_index").to_numpy()
-    befores = np.array(batch.column("before").to_pylist(), dtype=object)
     rows = np.array(rare)
     keys = key64(stable_hash64(input_file.key_name, "synthesized"), sentence_ids[rows], token_index[rows])
+    sides = [_sides(window) for window in windows(batch.column("before"), sentence_ids, rows, width).to_pylist()]
     source = synthesized_source(input_file.source)
     tables = []
     for copy in range(1, max(plan.per_token[class_list[i]] for i in rare) + 1):
         chosen = [n for n, i in enumerate(rare) if plan.per_token[class_list[i]] >= copy]
         picked = [chosen_forms(plan, class_list[rare[n]], [int(keys[n])], copy)[0] for n in chosen]
-        replaced = befores.copy()
         at = rows[chosen]
-        replaced[at] = [before for before, _after in picked]
-        inputs = windows(pa.array(replaced, pa.string()), sentence_ids, at, width)
         tables.append(pa.table({
             "key": pa.array(keys[chosen], pa.uint64()),
             "split": pa.array(["train"] * len(chosen), pa.string()),
@@ -339,7 +343,9 @@ def _synthesized(batch: pa.RecordBatch, train: np.ndarray, input_file: InputFile
             "before": pa.array([before for before, _after in picked], pa.string()),
             "after": pa.array([after for _before, after in picked], pa.string()),
             "trivial": pa.array(np.zeros(len(chosen), dtype=bool), pa.bool_()),
-            "input": inputs,
+            "input": pa.array([sides[n][0] + before + sides[n][1] for n, (before, _after) in zip(chosen, picked,
+                                                                                                 strict=True)],
+                              pa.string()),
         }))
     table = pa.concat_tables(tables)
     placed = _value_counts(table.column("class"))

@@ -70,7 +70,7 @@ class DecodeSpec:
     seq_de: str | None = None
     voc_de: str | None = None
     grammar_constraint: bool = False
-    weight: float = 5.0
+    weight: Any = 5.0  # λ: a number, or λ per class (trainers.decoding.class_weights.ClassWeights)
     beam: int = 4
     top_k: int = 1
 

@@ -15,7 +15,14 @@ from click.testing import CliRunner
 
 from tnforge import datasets
 from tnforge.cli import cli
-from tnforge.generators.synthesis import learn_conventions, rare_classes, variant
+from tnforge.generators.synthesis import (
+    TEMPLATES,
+    Conventions,
+    learn_conventions,
+    plausible,
+    rare_classes,
+    variant,
+)
 from tnforge.sources import SYNTHESIZED_MARK, is_synthesized
 
 pytest.importorskip("pynini")
@@ -65,6 +72,20 @@ def test_a_variant_keeps_the_shape_and_is_the_same_for_the_same_key():
         assert suffix == ("th" if number[-2:] in ("11", "12", "13") else
                           {"1": "st", "2": "nd", "3": "rd"}.get(number[-1], "th"))
     assert rare_classes({"MONEY": 8, "CARDINAL": 500, "PLAIN": 3, "TIME": 0}, 100) == ["MONEY"]
+    assert rare_classes({"ELECTRONIC": 19, "TELEPHONE": 13}, 100) == ["TELEPHONE"]  # letters drawn anew: never
+
+
+def test_drawn_clock_times_stay_on_the_clock_and_the_shortest_reading_wins_where_train_says_nothing():
+    assert [plausible(f, "TIME") for f in ("11:45 pm", "21:05", "9.15pm", "3 pm", "20.10pm", "24:10", "13 am")] == [
+        True, True, True, True, False, False, False]
+    assert plausible("20.10pm", "MEASURE")  # only clocks are checked
+    drawn = {variant(shape, "TIME", key) for shape in TEMPLATES["TIME"] for key in range(40)}
+    kept = {form for form in drawn if plausible(form, "TIME")}
+    assert len(kept) > 50 and drawn - kept  # the check drops some draws, keeps most layouts
+    silent = Conventions()
+    assert silent.choose("TIME", ["one hour and nine minute", "one hour nine minute", "one o nine"]) == "one o nine"
+    said = Conventions(by_class={"TIME": {"minute": 2.0}})
+    assert said.choose("TIME", ["one o nine", "one hour nine minute"]) == "one hour nine minute"
 
 
 def examples_digest(root: Path) -> str:
@@ -92,8 +113,7 @@ def test_the_build_places_marked_licensed_examples_of_the_rare_classes_in_train_
     assert set(marked.column("split").to_pylist()) == {"train"}
     assert all(is_synthesized(s) for s in marked.column("source").to_pylist())
     placed = Counter(marked.column("class").to_pylist())
-    assert placed == Counter(manifest["synthesis"]["examples"]) and set(placed) <= set(RARE) | {"ELECTRONIC",
-                                                                                                  "ADDRESS"}
+    assert placed == Counter(manifest["synthesis"]["examples"]) and set(placed) <= set(RARE) | {"ADDRESS"}
     train_tokens = manifest["splits"]["train"]["tokens"]
     assert all(train_tokens[cls] < 100 for cls in placed) and all(n >= 60 for n in placed.values())
     assert min(marked.column("copy").to_pylist()) == 1  # the copies of a kept token (the accounting's)
@@ -102,6 +122,8 @@ def test_the_build_places_marked_licensed_examples_of_the_rare_classes_in_train_
     judge = adapter.licenser()
     assert all(judge([(r["before"], r["after"], r["class"]) for r in rows]))  # never an unlicensed reading
     assert all(f"<norm> {r['before']} </norm>" in r["input"] for r in rows)
+    times = {r["before"] for r in rows if r["class"] == "TIME"}
+    assert times and all(plausible(t, "TIME") for t in times)
     originals = examples.filter(pc.invert(pc.ends_with(examples.column("source"), SYNTHESIZED_MARK)))
     assert not set(marked.column("before").to_pylist()) <= set(originals.column("before").to_pylist())
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -88,6 +89,14 @@ output_folder = Location(file_okay=False)
 weight_option = shared_option("--lambda", "weight", type=click.FloatRange(0), help="Constraint weight λ.")
 
 
+
+#: --lambda of the commands that decode a dataset with the dual encoders: λ per class allowed.
+class_weight_option = shared_option("--lambda", "weight", type=str, metavar="λ[,CLASS=λ…]", callback=lambda c, p, v: parsed_by(
+    importlib.import_module("tnforge.trainers.decoding.class_weights").parse_lambda)(c, p, v), help=(
+    "Constraint weight λ: one number, or a default then CLASS=λ for tokens of a class (5,MEASURE=20,MONEY=0; "
+    "`tnforge sweep-lambda` prints the ones it chose on dev)."))
+
+
 def command(name: str | None = None, interrupted: Callable[[dict[str, Any]], str] | None = None,
             **settings: Any) -> Decorator:
     """A tnforge command: `click.command` showing option defaults in --help, with `--config FILE` first;
@@ -136,7 +145,7 @@ constraint_options = option_group(
                  help="Vocabulary-filter dual encoder run: each word + λ(s − 1)."),
     click.option("--grammar-constraint", is_flag=True, default=False,
                  help="Hard covering-grammar mask for inputs of covered classes (needs the class column)."),
-    weight_option(WEIGHT),
+    class_weight_option(WEIGHT),
 )
 
 

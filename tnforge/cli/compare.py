@@ -18,7 +18,7 @@ from tnforge.trainers.decoding.constraint_sets import WEIGHT, named_runs
                    "topk=runs/voc-topk).")
 @click.option("--grammar-constraint/--no-grammar-constraint", default=True,
               help="Include the covering-grammar mask configurations.")
-@common.weight_option(WEIGHT)
+@common.class_weight_option(WEIGHT)
 @common.decoding_options
 @click.option("--report", "-r", required=True, type=click.Path(file_okay=False),
               help="Folder for comparison.md and comparison.json.")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # torch is imported only by the functions that need it (`tnforge --help` imports this module)
+    from tnforge.trainers.decoding.class_weights import Weight
     from tnforge.trainers.decoding.protocol import DecodableModel
 
 #: The constraint weight λ when none is given.
@@ -51,14 +52,14 @@ def load_scorer(path: str, device: Any, kind: str) -> Any:
     return scorer
 
 
-def sequence_constraint(loaded: DecodableModel, path: str, weight: float = WEIGHT) -> Any:
+def sequence_constraint(loaded: DecodableModel, path: str, weight: Weight = WEIGHT) -> Any:
     """STOP + λ(s − 0.5) with the sequence dual encoder of run `path`."""
     from tnforge.trainers.decoding.constraints import SequenceDEConstraint
 
     return SequenceDEConstraint(load_scorer(path, loaded.device, "sequence"), weight)
 
 
-def vocabulary_constraint(loaded: DecodableModel, path: str, weight: float = WEIGHT) -> Any:
+def vocabulary_constraint(loaded: DecodableModel, path: str, weight: Weight = WEIGHT) -> Any:
     """Each word + λ(s − 1) with the vocabulary-filter dual encoder of run `path`."""
     from tnforge.trainers.decoding.constraints import VocabularyFilterConstraint
 
@@ -74,7 +75,7 @@ def grammar_constraint(loaded: DecodableModel, reading_words: ReadingWords, cove
 
 def build_constraint(loaded: DecodableModel, seq_de: str | None = None, voc_de: str | None = None,
                      reading_words: ReadingWords | None = None, covered: Collection[str] = frozenset(),
-                     weight: float = WEIGHT) -> tuple[Any, str]:
+                     weight: Weight = WEIGHT) -> tuple[Any, str]:
     """The decoding constraint for a loaded seq2seq model (None when nothing is asked for) and a note on it.
 
     `seq_de` / `voc_de` are dual-encoder runs; `reading_words` (with the classes it `covered`) adds the
@@ -97,7 +98,7 @@ def build_constraint(loaded: DecodableModel, seq_de: str | None = None, voc_de: 
 
 def constraint_pieces(loaded: DecodableModel, seq_de: str | None = None, voc_des: Sequence[tuple[str, str]] = (),
                       reading_words: ReadingWords | None = None, covered: Collection[str] = frozenset(),
-                      weight: float = WEIGHT) -> dict[str, Any]:
+                      weight: Weight = WEIGHT) -> dict[str, Any]:
     """Each single constraint by name: "seqDE", "vocDE[NAME]" per (NAME, run) of `voc_des`, "grammar"."""
     pieces: dict[str, Any] = {}
     if seq_de:

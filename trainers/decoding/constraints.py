@@ -12,6 +12,7 @@ import torch
 
 from tnforge.schemas import NORM_CLOSE, NORM_OPEN, TRIVIAL_TARGETS
 from tnforge.schemas.classes import UNION
+from tnforge.trainers.decoding.class_weights import Weight, row_weights
 from tnforge.trainers.decoding.hooks import BatchConstraint, ConstraintBatch, DecodingConstraint, StepContext
 from tnforge.trainers.decoding.protocol import OutputVocabulary
 
@@ -45,33 +46,41 @@ def exempt_outputs(scorer: Any, exempt: Collection[str] | None) -> frozenset[str
 
 
 class _DualEncoderConstraint(DecodingConstraint):
-    """A constraint weighing a dual encoder's scores by λ (`weight`; 0 leaves every batch unconstrained)."""
+    """A constraint weighing a dual encoder's scores by λ (`weight`: one λ, or λ per class by the batch's
+    classes; a batch whose every λ is 0 is left unconstrained)."""
 
-    def __init__(self, scorer: Any, weight: float = DEFAULT_LAMBDA, exempt: Collection[str] | None = None):
+    def __init__(self, scorer: Any, weight: Weight = DEFAULT_LAMBDA, exempt: Collection[str] | None = None):
         self.scorer = scorer
-        self.weight = float(weight)
+        self.weight = weight if not isinstance(weight, (int, float)) else float(weight)
         self.exempt = exempt_outputs(scorer, exempt)
+
+    def weights(self, batch: ConstraintBatch) -> torch.Tensor | None:
+        """The λ of each of the batch's inputs ([B]), or None when all are 0."""
+        weights = row_weights(self.weight, batch.classes, len(batch.inputs))
+        return torch.tensor(weights, dtype=torch.float32) if any(weights) else None
 
 
 class SequenceDEConstraint(_DualEncoderConstraint):
     """STOP + λ(s − 0.5) with s the sequence DE's score of the finished hypothesis."""
 
     def for_batch(self, batch: ConstraintBatch) -> BatchConstraint:
-        if self.weight == 0:
+        weights = self.weights(batch)
+        if weights is None:
             return BatchConstraint(batch)
         tokens = batch_tokens(batch)
-        return _SequenceDEBatch(batch, self, tokens, self.scorer.encode_inputs(tokens))
+        return _SequenceDEBatch(batch, self, tokens, self.scorer.encode_inputs(tokens), weights)
 
 
 class _SequenceDEBatch(BatchConstraint):
     """One batch of a `SequenceDEConstraint`: its tokens' input vectors, encoded once."""
 
     def __init__(self, batch: ConstraintBatch, owner: SequenceDEConstraint, tokens: list[str],
-                 encoded: torch.Tensor):
+                 encoded: torch.Tensor, weights: torch.Tensor):
         super().__init__(batch)
         self.owner = owner
         self.tokens = tokens
         self.encoded = encoded
+        self.weights = weights
 
     def stop_scores(self, context: StepContext) -> torch.Tensor | None:
         scorer = self.owner.scorer
@@ -86,7 +95,7 @@ class _SequenceDEBatch(BatchConstraint):
         exempt = [i for i, text in enumerate(texts) if text in self.owner.exempt or not text]
         if exempt:
             scores[exempt] = 1.0  # exempt readings: the DE has no objection (as for the vocabulary filter)
-        bonus = self.owner.weight * (scores - 0.5)
+        bonus = self.weights.index_select(0, context.rows.cpu()).to(scores.device) * (scores - 0.5)
         return bonus.to(context.prefixes.device)
 
 
@@ -99,11 +108,12 @@ class VocabularyFilterConstraint(_DualEncoderConstraint):
     """Each unit's log-probability + λ(s − 1), s = p(word may appear) scored once per input for the vocabulary."""
 
     def for_batch(self, batch: ConstraintBatch) -> BatchConstraint:
-        if self.weight == 0:
+        weights = self.weights(batch)
+        if weights is None:
             return BatchConstraint(batch)
         words = vocabulary_words(batch.output_vocab)
         scores = self.scorer.score_matrix(batch_tokens(batch), words).float()
-        added = self.weight * (scores - 1.0)
+        added = weights.to(scores.device).unsqueeze(1) * (scores - 1.0)
         specials = batch.output_vocab.special_ids
         neutral = [i for i, word in enumerate(words) if i in specials or word in self.exempt]
         added[:, neutral] = 0.0

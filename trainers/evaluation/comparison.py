@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tnforge.trainers.decoding.class_weights import Weight, as_json
 from tnforge.trainers.evaluation.accuracy import BatchJudge, evaluate, is_correct
 from tnforge.trainers.evaluation.significance import paired_test
 
@@ -146,10 +147,10 @@ def write_comparison(report: dict[str, Any], out: str | os.PathLike, title: str 
 
 
 def publish_comparison(report: dict[str, Any], out: str | os.PathLike, model: object, data: str, split: str,
-                       weight: float, beam: int) -> tuple[str, list[Path]]:
+                       weight: Weight, beam: int) -> tuple[str, list[Path]]:
     """Record the run's settings in `report`, write it (see `write_comparison`) under its title; returns the
     Markdown and the paths."""
-    report.update({"model": str(model), "data": data, "split": split, "lambda": weight, "beam": beam})
+    report.update({"model": str(model), "data": data, "split": split, "lambda": as_json(weight), "beam": beam})
     title = f"Constrained decoding of {model} on {data} ({split}, λ={weight:g})"
     return to_markdown(report, title), write_comparison(report, out, title)
 
@@ -164,6 +165,7 @@ def sweep_rows(results: Mapping[float, Predictions], judge: BatchJudge | None = 
             "error_rate": 1 - result["tokens"]["accuracy"],
             "unrecoverable": result.get("unrecoverable"),
             "per_class": {c["class"]: c["error_rate"] for c in result["per_class"]},
+            "class_errors": {c["class"]: [c["errors"], c.get("unrecoverable")] for c in result["per_class"]},
         })
     return rows
 

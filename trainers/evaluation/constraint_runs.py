@@ -78,8 +78,11 @@ def run_sweep(loaded: DecodableModel, files: Sequence[Path], split: str | None, 
 def write_sweep(rows: Sequence[dict[str, Any]], out: str | os.PathLike, title: str) -> tuple[str, list[Path]]:
     """Write sweep.md, sweep.json and sweep.png into the folder `out`; returns the Markdown and the paths."""
     from tnforge.filesystems import join, write_text_files
+    from tnforge.trainers.decoding.class_weights import chosen_per_class
 
-    markdown = sweep_markdown(rows, title)
+    markdown = sweep_markdown(rows, title) + (
+        f"\nλ per class: `--lambda {chosen_per_class(rows)}` (the default: the fewest errors over every token; "
+        "a class's own λ only where it makes strictly fewer errors, then unrecoverable ones, in that class).\n")
     paths = write_text_files(out, {"sweep.md": markdown, "sweep.json": json.dumps(rows, indent=2) + "\n"})
     paths.append(plot_sweep(rows, join(out, "sweep.png"), title))
     return markdown, paths

@@ -243,3 +243,22 @@ def test_each_batch_gets_a_fresh_constraint_and_its_counts_come_back_as_values()
     vocab = WordVocabulary(WORDS)
     one = ConstraintBatch(["1"], ["1"], ["CARDINAL"], vocab, torch.device("cpu"))
     assert grammar.for_batch(one) is not grammar.for_batch(one)
+
+
+def test_lambda_per_class_weighs_each_input_by_its_own_class() -> None:
+    """λ per class: an input of a class with its own λ gets exactly what one λ for every input would give it;
+    a class weighed 0 (or no class: the default) is left as the unconstrained search has it."""
+    from tnforge.trainers.decoding.class_weights import ClassWeights
+
+    table = {"a": 0.9, "b": 0.1, "a b": 0.2, "b a": 0.95, "c c": 0.0, "a a": 1.0}
+    words = {"a": 0.2, "b": 0.9, "c": 0.6}
+    per_class = ClassWeights(0.0, (("MONEY", 5.0),))
+    for make in (lambda w: SequenceDEConstraint(FixedSequenceScorer(table), w),
+                 lambda w: VocabularyFilterConstraint(FixedWordScorer(words), w)):
+        plain, _ = _decode(inputs=3)
+        single, _ = _decode(make(5.0), inputs=3)
+        mixed, _ = _decode(make(per_class), inputs=3, classes=["MONEY", "CARDINAL", None])
+        assert mixed[0] == pytest.approx(single[0]) and single[0] != pytest.approx(plain[0])
+        assert mixed[1] == pytest.approx(plain[1]) and mixed[2] == pytest.approx(plain[2])
+        none, _ = _decode(make(per_class), inputs=2, classes=["CARDINAL", "DATE"])
+        assert none == [pytest.approx(p) for p in plain[:2]]
