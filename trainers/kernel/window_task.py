@@ -115,8 +115,8 @@ class WindowTask(TeacherForcedTask):
 
     def setup(self, group: ProcessGroup, payload: dict[str, Any] | None) -> None:
         config = self.config
-        self.train_files = example_files(config.data, "train")
-        self.dev_files = example_files(config.data, "dev")
+        self.train_files = self.split_files("train")
+        self.dev_files = self.split_files("dev")
         self.units = parquet_units(self.train_files, config.max_copies)
         if not self.units:
             raise ValueError(f"{config.data}: the train split has no examples: nothing to train on")
@@ -132,6 +132,10 @@ class WindowTask(TeacherForcedTask):
         else:
             inputs, outputs = payload["input_vocab"], payload["output_vocab"]
         self.input_vocab, self.output_vocab = vocabulary_from_dict(inputs), vocabulary_from_dict(outputs)
+
+    def split_files(self, split: str) -> list[Path]:
+        """The examples files of a split (default: `--data`'s `examples/<split>`)."""
+        return example_files(self.config.data, split)
 
     def _size_for(self, group: ProcessGroup) -> None:
         """Resolve `--size auto` and `--batch-size 0` for the device the run trains on."""
