@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import subprocess
@@ -130,6 +131,25 @@ def ambiguity(sentences: list, predicted: list[list], ways: dict) -> dict:
             "spans": [[span, count, dict(ways[span].most_common(3))] for span, count in top]}
 
 
+def oracle(router, sentences: list) -> dict:
+    """Sentence accuracy of a chooser that always took, among each span's candidates (`Router.proposals`, loose),
+    the one written as the gold tokens that tile the span (the route's choice where none is): the most the neural
+    route can reach with these candidates."""
+    from tnforge.itn_windows import scored
+    from tnforge.reading.inverse_scoring import score_texts
+
+    written = []
+    for sentence in sentences:
+        spoken = [t for t in sentence.tokens if t.start < t.end]
+        out = []
+        for proposal in router.proposals(sentence.words, loose=True):
+            gold = covering(spoken, proposal.start, proposal.end)
+            out.append(next((c.written for c in proposal.candidates if gold is not None
+                             and scored(c.written) == scored(gold)), proposal.candidates[0].written))
+        written.append(" ".join(out))
+    return score_texts([s.written for s in sentences], written)
+
+
 def route_row(inverse, sentences: list, ways: dict) -> dict:
     """One route's figures on the sentences (read in one batch: the neural route scores them together)."""
     from tnforge.reading.inverse_scoring import score_texts, score_tokens
@@ -168,10 +188,13 @@ def measure(name: str, data: Path, split: str, venv: Path, timeout: int, minutes
     sentences = read_itn(data, split)
     ways = written_ways(read_itn(data, "train"))
     grammar = InverseNormalizer.learn(data)
+    neural = InverseNormalizer.learn(data, model=model)
     row = {"name": name, "data": str(data), "split": split, "train_sentences": grammar.conventions.sentences,
            "model": model_record(model),
            "routes": {"grammar": route_row(grammar, sentences, ways),
-                      "neural": route_row(InverseNormalizer.learn(data, model=model), sentences, ways)}}
+                      "neural": route_row(neural, sentences, ways)},
+           "margin": None if math.isinf(neural.chooser.margin) else neural.chooser.margin, "tuning": neural.tuning,
+           "oracle": oracle(grammar.router, sentences)}
     gold = [s.written for s in sentences]
     peer = nemo(venv, [s.spoken for s in sentences], timeout)
     if peer is not None:
@@ -238,7 +261,7 @@ def markdown(report: dict) -> str:
               "Of the wrong test sentences: those with a wrong gold token whose spoken span the *train* split itself "
               "writes in two ways or more (after scoring: \"organized\" / \"organised\", \"two\" / \"2\" / \"II\", "
               "\"and\" / \"&\"), and those whose every wrong token is such a span. Counts only; the scoring is "
-              "unchanged.", "",
+              "unchanged. ∅: a form that scores as no word (`&`, `-`: punctuation).", "",
               "| data | route | wrong sentences | with a span written both ways in train | only such spans | most frequent such spans (train's forms) |",
               "|---|---|---|---|---|---|"]
     for row in report["datasets"]:
@@ -248,6 +271,21 @@ def markdown(report: dict) -> str:
                               for span, count, forms in a["spans"]).replace("|", "\\|")
             lines.append(f"| {row['name']} | {route} | {a['wrong']} | {_percent(a['some_ambiguous'], a['wrong'])} | "
                          f"{_percent(a['all_ambiguous'], a['wrong'])} | {spans} |")
+    lines += ["", "**The candidates' bound.** Choosing, in every span the route proposes, the candidate written as the "
+              "gold (where there is one) would give the sentence accuracy below: the most a better model can reach "
+              "with these candidates; the rest needs spans or written forms the grammar route does not propose. "
+              "**Margin**: the neural route writes the model's best candidate only when its log-probability is more "
+              "than this above the grammar route's choice (chosen on the dev split among "
+              "0, 0.5, 1, 2, 3, 4, 6, 8, 12 and ∞ — ∞ is the grammar route itself; the largest of equals).", "",
+              "| data | candidates' bound | margin chosen on dev | dev sentence accuracy at that margin / at ∞ |",
+              "|---|---|---|---|"]
+    for row in report["datasets"]:
+        tuning = row["tuning"].get("sentence_accuracy", {})
+        margin = row["margin"]
+        at = tuning.get("inf" if margin is None else str(float(margin)))
+        dev = f"{at:.1%} / {tuning['inf']:.1%}" if at is not None else "no dev split"
+        lines.append(f"| {row['name']} | {row['oracle']['sentence_accuracy']:.1%} | "
+                     f"{'∞' if margin is None else f'{margin:g}'} | {dev} |")
     for row in report["datasets"]:
         grammar, neural = row["routes"]["grammar"], row["routes"]["neural"]
         lines += ["", f"## Per class: {row['name']}", "",

@@ -53,6 +53,8 @@ def test_windows_mark_the_span_and_keep_what_the_split_writes_both_ways(bundled_
     assert rows == window_rows(sentences)
     spans = [(s, t) for s in sentences for t in s.tokens if t.start < t.end]
     assert 0 < len(rows["input"]) < len(spans)
+    for span, written, others in zip(rows["before"], rows["after"], rows["others"], strict=True):
+        assert target(span) in {written, *others.split("\n")} and written not in others.split("\n")
     kept = set(zip(rows["before"], rows["after"], strict=True))
     ways = written_ways(sentences)
     for sentence, token in spans:

@@ -5,7 +5,7 @@ from tnforge.trainers.families import Family, TrainCommand, register_family
 register_family(Family(
     name="inverse", format="tnforge-inverse", kind="inverse",
     loader="tnforge.trainers.inverse.loading:from_payload",
-    model_config="tnforge.trainers.inverse.train:InverseNetworkConfig",
+    model_config="tnforge.trainers.seq2seq.model:Seq2SeqConfig",
     commands=(TrainCommand(
         name="inverse", help="The inverse (spoken → written) scorer: spoken window characters in, written form out.",
         description="""Train the inverse normalizer's model: each written token's span of spoken words, marked in its
@@ -21,7 +21,7 @@ Examples:
   tnforge train inverse --data out/sample --out runs/inverse-model --max-minutes 4
 """,
         config="tnforge.trainers.inverse.train:InverseTrainConfig",
-        model_config="tnforge.trainers.inverse.train:InverseNetworkConfig",
+        model_config="tnforge.trainers.seq2seq.model:Seq2SeqConfig",
         trainer="tnforge.trainers.inverse.train:train",
         describe="tnforge.trainers.kernel.window_task:describe",
         data_help="Dataset directory (`tnforge build`): its sentences (train, dev) are turned into ITN windows."),),

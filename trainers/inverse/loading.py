@@ -32,6 +32,31 @@ def load_model(path: str | os.PathLike, device: torch.device | str = "cpu") -> L
     return from_payload(load_checkpoint(path, FORMAT, device), checkpoint_file(path, FORMAT), device)
 
 
+def sequence_log_probabilities(network: Any, source: torch.Tensor, lengths: torch.Tensor, vocab: Any,
+                               groups: Sequence[Sequence[str]]) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """Teacher-forced log-probabilities of each source row's targets (`groups[row]`, the target's units, then the
+    end), each row encoded once: (the first target's of every row, summed per row; every target's, per row)."""
+    device = source.device
+    encoded, state = network.encode(source, lengths)
+    rows = torch.tensor([row for row, group in enumerate(groups) for _ in group], device=device)
+    units = [vocab.encode(text) for group in groups for text in group]
+    target_in = pad([[BOS, *ids] for ids in units]).to(device)
+    target_out = pad([[*ids, EOS] for ids in units]).to(device)
+    encoded, state = encoded.select(rows), state.select(rows)
+    steps = []
+    for t in range(target_in.shape[1]):
+        logits, state = network.step(target_in[:, t], state, encoded)
+        steps.append(logits)
+    picked = torch.stack(steps, 1).float().log_softmax(-1).gather(-1, target_out.unsqueeze(-1)).squeeze(-1)
+    picked = picked.masked_fill(target_out == PAD, 0.0)
+    sums = picked.sum(1)
+    starts = [0]
+    for group in groups:
+        starts.append(starts[-1] + len(group))
+    first = torch.tensor(starts[:-1], device=device)
+    return picked.index_select(0, first), [sums[a:b] for a, b in zip(starts, starts[1:], strict=False)]
+
+
 @torch.no_grad()
 def log_probabilities(loaded: LoadedWindowModel, windows: Sequence[str],
                       targets: Sequence[Sequence[str]]) -> list[list[float]]:
@@ -43,18 +68,8 @@ def log_probabilities(loaded: LoadedWindowModel, windows: Sequence[str],
         chunk = order[first:first + SCORE_BATCH]
         batch = make_batch({"input": [windows[i] for i in chunk]}, loaded.input_vocab, None,
                            loaded.max_input_length).to(loaded.device)
-        encoded, state = loaded.encode(batch.source, batch.source_lengths)
-        rows = torch.tensor([row for row, i in enumerate(chunk) for _ in targets[i]], device=loaded.device)
-        units = [loaded.output_vocab.encode(text) for i in chunk for text in targets[i]]
-        target_in = pad([[BOS, *ids] for ids in units]).to(loaded.device)
-        target_out = pad([[*ids, EOS] for ids in units]).to(loaded.device)
-        encoded, state = encoded.select(rows), state.select(rows)
-        steps = []
-        for t in range(target_in.shape[1]):
-            logits, state = loaded.step(target_in[:, t], state, encoded)
-            steps.append(logits)
-        picked = torch.stack(steps, 1).float().log_softmax(-1).gather(-1, target_out.unsqueeze(-1)).squeeze(-1)
-        flat = iter(picked.masked_fill(target_out == PAD, 0.0).sum(1).tolist())
-        for i in chunk:
-            scores[i] = [next(flat) for _ in targets[i]]
+        _, found = sequence_log_probabilities(loaded.model, batch.source, batch.source_lengths, loaded.output_vocab,
+                                              [targets[i] for i in chunk])
+        for i, values in zip(chunk, found, strict=True):
+            scores[i] = values.tolist()
     return scores

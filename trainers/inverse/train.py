@@ -8,7 +8,12 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tnforge.trainers.inverse.loading import FORMAT
+import torch
+from torch import nn
+
+from tnforge.trainers.inverse.loading import FORMAT, sequence_log_probabilities
+from tnforge.trainers.kernel.examples import Batch
+from tnforge.trainers.kernel.vocab import PAD
 from tnforge.trainers.seq2seq.model import Seq2SeqConfig
 from tnforge.trainers.seq2seq.train import Seq2SeqTask, Seq2SeqTrainConfig
 from tnforge.trainers.training.engine import fit
@@ -20,18 +25,6 @@ WINDOWS = "windows"
 
 
 @dataclass
-class InverseNetworkConfig(Seq2SeqConfig):
-    """The seq2seq network at the inverse model's sizes: smaller than the normalizer's (it scores a few short
-    written forms per span, and trains in minutes on a CPU)."""
-
-    input_embedding: int = option(32, "Input unit embedding size.", min=1)
-    output_embedding: int = option(32, "Output unit embedding size.", min=1)
-    encoder_hidden: int = option(64, "Encoder LSTM size per direction.", min=1)
-    decoder_hidden: int = option(96, "Decoder LSTM size.", min=1)
-    attention: int = option(48, "Attention layer size.", min=1)
-
-
-@dataclass
 class InverseTrainConfig(Seq2SeqTrainConfig):
     """The seq2seq's options, with written forms in characters, and how the windows are made."""
 
@@ -39,7 +32,9 @@ class InverseTrainConfig(Seq2SeqTrainConfig):
     width: int = option(3, "Spoken words of context either side of a span.", min=0)
     keep_plain: int = option(4, "Of the as-spoken tokens whose span the split writes one way only, keep one in N.",
                              min=1)
-    model: Seq2SeqConfig = field(default_factory=InverseNetworkConfig)
+    contrast: float = option(4.0, "Weight of the sequence-level loss: each written form against the span's other "
+                                  "forms in the split and the words as spoken (0: the token loss alone).", min=0)
+    model: Seq2SeqConfig = field(default_factory=Seq2SeqConfig)
 
 
 def write_windows(data: str, split: str, out: Path, width: int, keep_plain: int) -> list[Path]:
@@ -63,10 +58,24 @@ def write_windows(data: str, split: str, out: Path, width: int, keep_plain: int)
 
 
 class InverseTask(Seq2SeqTask):
-    """The seq2seq task on windows of spoken words → written forms."""
+    """The seq2seq task on windows of spoken words → written forms: the gold form's token loss, plus (weighted by
+    `contrast`) the cross-entropy of the gold form among its span's alternatives (`others`), as the inverse
+    normalizer will compare them: by their whole log-probabilities."""
 
     command, format = "inverse", FORMAT
     distributed = False
+    columns = ("input", "after", "others")
+
+    def loss(self, model: nn.Module, batch: Batch, device: torch.device) -> tuple[torch.Tensor, int, int]:
+        groups = [[gold, *(others.split("\n") if others else ())]
+                  for gold, others in zip(batch.rows["after"], batch.rows["others"], strict=True)]
+        if not self.config.contrast or all(len(group) == 1 for group in groups):
+            return super().loss(model, batch, device)
+        moved = batch.to(device)
+        sequences = sequence_log_probabilities(model, moved.source, moved.source_lengths, self.output_vocab, groups)
+        gold, units = sequences[0], int((moved.target_out != PAD).sum())
+        contrast = sum(-torch.log_softmax(scores, 0)[0] for scores in sequences[1] if len(scores) > 1)
+        return -gold.sum() + self.config.contrast * contrast, units, len(batch)
 
     def split_files(self, split: str) -> list[Path]:
         config = self.config
