@@ -30,7 +30,7 @@ def bundled_data(tmp_path_factory: pytest.TempPathFactory):
 def model_run(bundled_data, tmp_path_factory: pytest.TempPathFactory):
     run = tmp_path_factory.mktemp("itn-run") / "run"
     said = CliRunner().invoke(cli, ["train", "inverse", "--data", str(bundled_data), "--out", str(run), "--epochs", "1",
-                                    "--device", "cpu", "--no-progress", *TINY])
+                                    "--device", "cpu", "--no-progress", "--contrast", "1", *TINY])
     assert said.exit_code == 0, said.output
     return run
 
@@ -128,6 +128,8 @@ def test_one_folder_with_the_model_and_hashes_and_bad_input_in_one_line(bundled_
     said = runner.invoke(cli, ["denormalize", "--model", str(folder), "x"])
     assert said.exit_code == 1 and f"{folder / 'model.pt'}: missing or changed" in said.output
     assert len(said.output.strip().splitlines()) == 1
+    said = runner.invoke(cli, ["denormalize", "--model", str(model_run), "x"])
+    assert said.exit_code == 1 and "a training run: pass it as --model to `tnforge denormalizer learn`" in said.output
     garbage = tmp_path / "garbage.pt"
     garbage.write_bytes(b"not a checkpoint")
     said = runner.invoke(cli, ["denormalizer", "learn", "--data", str(bundled_data), "--model", str(garbage),

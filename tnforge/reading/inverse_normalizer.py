@@ -135,7 +135,9 @@ class InverseNormalizer:
         path = Path(path)
         manifest_path = path / MANIFEST
         if not manifest_path.is_file():
-            raise ValueError(f"{path}: not an inverse normalizer (no {MANIFEST}; make one with "
+            run = " (a training run: pass it as --model to `tnforge denormalizer learn`)" if (
+                path / "run.json").is_file() else ""
+            raise ValueError(f"{path}: not an inverse normalizer{run} (no {MANIFEST}; make one with "
                              "`tnforge denormalizer learn`)")
         try:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))

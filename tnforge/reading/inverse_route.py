@@ -24,8 +24,8 @@ _SLOT = re.compile(r"#,|#")
 _ORDINAL = re.compile(r"(?<![\d,])(\d+)(st|nd|rd|th)\b", re.I)
 #: Written candidates besides the route's choice and the words as spoken, at most, per span.
 MAX_ALTERNATIVES = 6
-#: Where a written token came from (`InverseToken.source`); "model": the inverse model chose it among the span's
-#: candidates (`reading.inverse_model`).
+#: Where a written token came from (`InverseToken.source`); "model": its span had two candidates or more and the
+#: inverse model's scores decided (`reading.inverse_model`).
 SOURCES = ("convention", "pattern", "letters", "as spoken", "model")
 
 

@@ -32,8 +32,9 @@ class InverseTrainConfig(Seq2SeqTrainConfig):
     width: int = option(3, "Spoken words of context either side of a span.", min=0)
     keep_plain: int = option(4, "Of the as-spoken tokens whose span the split writes one way only, keep one in N.",
                              min=1)
-    contrast: float = option(4.0, "Weight of the sequence-level loss: each written form against the span's other "
-                                  "forms in the split and the words as spoken (0: the token loss alone).", min=0)
+    contrast: float = option(0.0, "Weight of a sequence-level loss: each written form against the span's other "
+                                  "forms in the split and the words as spoken (0, the default: the token loss alone).",
+                             min=0)
     model: Seq2SeqConfig = field(default_factory=Seq2SeqConfig)
 
 
