@@ -4,10 +4,10 @@
     window("it weighs three kilograms today".split(), 2, 4)   # 'it weighs <norm> three kilograms </norm> today'
 
 Written forms are targets in the shape the model learns them: lower case, digits as 0 (`target`). Every token
-whose written form differs from its words is kept; of the as-spoken tokens whose span the split writes in two
-ways or more (`written_ways`: "two" → "2" and "two"), at most about `AMBIGUOUS_CAP` a span ("and" is written
-"and" 719 times in the shared sample's train split, "&" 43 times); of the other as-spoken tokens one in
-`keep_plain`, and about `PLAIN_CAP` a span at most; each chosen by a stable hash of the sentence and position.
+whose written form differs from its words is kept, and every as-spoken token whose span the split writes in two
+ways or more (`written_ways`: "two" → "2" and "two"; all of them, so that the model learns how often each way is
+written); of the other as-spoken tokens one in `keep_plain`, and about `PLAIN_CAP` a span at most; each chosen by
+a stable hash of the sentence and position.
 A row also lists the span's other targets (`others`: the split's other forms of the span, and the words as
 spoken): the alternatives its written form is trained to beat. Pure Python, deterministic: the same sentences give the same rows in the same order.
 """
@@ -24,8 +24,8 @@ from tnforge.windows import DEFAULT_WIDTH, window_input
 
 #: Of the as-spoken tokens whose span is written one way only, one in this many is kept.
 KEEP_PLAIN = 4
-#: As-spoken tokens kept, about, of a span the split also writes otherwise; of one it does not ("the").
-AMBIGUOUS_CAP, PLAIN_CAP = 32, 4
+#: As-spoken tokens kept, about, at most, of a span the split writes one way only ("the").
+PLAIN_CAP = 4
 _DIGITS = re.compile(r"\d")
 #: The columns of a window row (those the window families read: `input`, `after`; `others`: the span's other
 #: targets in the split and as spoken, one a line, for the inverse family's sequence-level loss).
@@ -78,7 +78,7 @@ def window_rows(sentences: Sequence[ItnSentence], width: int = DEFAULT_WIDTH, ke
             span = " ".join(sentence.words[token.start:token.end])
             if scored(token.written) == span:
                 seen = ways[span][span]
-                share = min(1.0, AMBIGUOUS_CAP / seen) if len(ways[span]) > 1 else min(1 / keep_plain, PLAIN_CAP / seen)
+                share = 1.0 if len(ways[span]) > 1 else min(1 / keep_plain, PLAIN_CAP / seen)
                 if unit_interval(stable_hash64(number, index, sentence.spoken, seed=seed)) >= share:
                     continue
             others = "\n".join(sorted(forms[span] - {target(token.written)}))
