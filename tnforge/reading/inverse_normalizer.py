@@ -91,8 +91,9 @@ class InverseNormalizer:
 
             model = checkpoint_file(model, MODEL_FORMAT)
         inversion = _inversion()[0]
-        inverse = cls(learn(sentences, inversion.numbers), {"data": str(data), "split": split,
-                                                           "sentences": len(sentences)}, model)
+        trained_on = {"data": str(data), "split": split, "sentences": len(sentences),
+                      **({"model": str(model)} if model is not None else {})}
+        inverse = cls(learn(sentences, inversion.numbers), trained_on, model)
         dev = read_itn(data, "dev") if inverse.chooser is not None and split != "dev" else []
         if dev:
             from tnforge.reading.inverse_model import tune_margin

@@ -5,6 +5,9 @@ Left to right, the longest span wins that the train split mostly wrote as one to
 its numbers read back by the inverted number grammars and written in the most frequent shape). A written
 form is taken only when its class's covering grammar reads it as the span (`Inversion.licenses_span`); a word
 no convention covers is written as spoken (a run of single letters as LETTERS, when the grammar agrees).
+
+`Router.proposals` gives each span with its candidates for the neural route (`reading.inverse_model`): the route's
+choice first, every other licensed form its conventions and patterns offer, the words as spoken last.
 """
 
 from __future__ import annotations
