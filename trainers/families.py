@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 #: What a family's loaded model is for: `--model` decodes with a "decoder"; a "scorer" (dual encoder) scores
-#: readings inside a decoding constraint; a "tagger" gives raw-text tokens their classes (`--tagger`).
-KINDS = ("decoder", "scorer", "tagger")
+#: readings inside a decoding constraint; a "tagger" gives raw-text tokens their classes (`--tagger`); an "inverse"
+#: one chooses the written forms of spoken spans (`denormalizer learn --model`).
+KINDS = ("decoder", "scorer", "tagger", "inverse")
 
 
 @dataclass(frozen=True)

@@ -244,12 +244,13 @@ def test_registry_entries_resolve_and_formats_match_the_families():
     from tnforge.cli.train import train
     from tnforge.trainers.dnc import loading as dnc_loading
     from tnforge.trainers.dual_encoders import scorer
+    from tnforge.trainers.inverse import loading as inverse_loading
     from tnforge.trainers.sentence import loading as sentence_loading
     from tnforge.trainers.seq2seq import loading
 
     registered = families.registered()
     assert set(registered) == {loading.FORMAT, dnc_loading.FORMAT, sentence_loading.FORMAT, scorer.FORMAT,
-                               "tnforge-tagger"}
+                               "tnforge-tagger", inverse_loading.FORMAT}
     listed = train.list_commands(None)
     for fmt, family in registered.items():
         assert family.format == fmt and family.kind in families.KINDS
@@ -260,7 +261,7 @@ def test_registry_entries_resolve_and_formats_match_the_families():
             for target in (command.config, command.trainer, command.describe, command.model_config,
                            command.make_config, command.options):
                 assert target is None or callable(families.resolve(target)), target
-    assert sorted(listed) == ["dnc", "sentence", "seq-de", "seq2seq", "tagger", "voc-de"]
+    assert sorted(listed) == ["dnc", "inverse", "sentence", "seq-de", "seq2seq", "tagger", "voc-de"]
     assert [f.name for f in families.of_kind("decoder")] == ["dnc", "sentence", "seq2seq"]
 
 

@@ -199,7 +199,8 @@ def on_beam() -> tuple[dict[str, Any], list[str]] | None:
 
 
 #: How `--model` refuses a family of another kind: where that kind of run goes instead.
-_USE_INSTEAD = {"scorer": "pass it as --seq-de/--voc-de", "tagger": "pass it as --tagger"}
+_USE_INSTEAD = {"scorer": "pass it as --seq-de/--voc-de", "tagger": "pass it as --tagger",
+                "inverse": "pass it to `tnforge denormalizer learn --model`"}
 
 
 def load_model(model: str, device: str, threads: int = 0, data: str | None = None, split: str | None = None) -> Any:

@@ -17,7 +17,8 @@ from tnforge.cli import common
               help="With --file: where the written sentences go, one a line ('-': standard output).")
 def denormalize(model: str, text: tuple[str, ...], source: str | None, out: str) -> None:
     """Write spoken text back: "it weighs three kilograms" → "it weighs 3 kg". Each span of words a class's
-    covering grammar reads back is written in the form the train split mostly used; the rest as spoken.
+    covering grammar reads back is written in the form the train split mostly used (or, in a folder learnt with
+    --model, the licensed form the inverse model scores best in context); the rest as spoken.
 
     With TEXT: each written token beside its spoken words, class and source, then the written sentence. With
     --file: one spoken sentence a line in, one written sentence a line out.
@@ -62,16 +63,21 @@ def denormalizer() -> None:
 @click.option("--split", type=click.Choice(["train", "dev", "test"]), default="train", show_default=True,
               help="The split whose conventions are counted.")
 @click.option("--out", "-o", required=True, type=click.Path(), help="The inverse normalizer folder to write.")
+@click.option("--model", "-m", default=None, type=click.Path(exists=True),
+              help="An inverse model (`tnforge train inverse`) that chooses among each span's licensed written forms.")
 @click.option("--overwrite", is_flag=True, default=False, help="Replace what --out holds.")
 @common.click_errors()
-def learn(data: str, split: str, out: str, overwrite: bool) -> None:
+def learn(data: str, split: str, out: str, model: str | None, overwrite: bool) -> None:
     """Count a dataset split's written conventions (per span of spoken words and per shape) into an inverse
-    normalizer folder: inverse.json (versions, hashes) and conventions.json.
+    normalizer folder: inverse.json (versions, hashes) and conventions.json; with --model, model.pt too.
 
-    Example: tnforge denormalizer learn --data out/sample --out runs/inverse
+    \b
+    Examples:
+      tnforge denormalizer learn --data out/sample --out runs/inverse
+      tnforge denormalizer learn --data out/sample --model runs/inverse-model --out runs/inverse-neural
     """
     from tnforge import InverseNormalizer
 
-    inverse = InverseNormalizer.learn(data, split)
+    inverse = InverseNormalizer.learn(data, split, model)
     path = inverse.save(out, overwrite)
     click.echo(f"{inverse!r} → {path}")

@@ -1,23 +1,26 @@
-"""`InverseNormalizer`: spoken text as ASR writes it → written text, by the grammar route (inverse text
-normalization). Beside `Normalizer`, the other direction:
+"""`InverseNormalizer`: spoken text as ASR writes it → written text (inverse text normalization), by the grammar
+route, or with a trained inverse model (`tnforge train inverse`) choosing among the grammar route's licensed
+written forms (`reading.inverse_model`). Beside `Normalizer`, the other direction:
 
     from tnforge import InverseNormalizer
 
     inverse = InverseNormalizer.learn("out/sample")            # conventions counted on the train split
+    inverse = InverseNormalizer.learn("out/sample", model="runs/inverse-model")   # … and the model's choices
     inverse.save("runs/inverse")                               # one folder: inverse.json + conventions.json
     inverse = InverseNormalizer.load("runs/inverse")           # every part's sha256 checked
     inverse.denormalize("it weighs three kilograms")           # 'it weighs 3 kg'
     inverse.explain("it weighs three kilograms")               # each written token: its spoken words, class, why
 
 The folder: `inverse.json` (format, version, tnforge and grammar versions, what it learned from, each part's
-sha256; written last) and `conventions.json` (`reading.inverse_conventions`), written with sorted keys: the same
-dataset gives the same bytes.
+sha256; written last), `conventions.json` (`reading.inverse_conventions`), written with sorted keys: the same
+dataset gives the same bytes; with a model, `model.pt` (the inverse run's best checkpoint, as trained).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -30,6 +33,7 @@ FORMAT = "tnforge-inverse-normalizer"
 VERSION = 1
 MANIFEST = "inverse.json"
 CONVENTIONS = "conventions.json"
+MODEL = "model.pt"
 
 
 def _inversion():
@@ -49,27 +53,54 @@ class InverseNormalizer:
     """Spoken words → written tokens with conventions learned from a train split, guarded by the covering
     grammar: a written form is chosen only when its class's grammar reads it as the span."""
 
-    def __init__(self, conventions: Conventions, trained_on: dict | None = None) -> None:
+    def __init__(self, conventions: Conventions, trained_on: dict | None = None, model: Path | None = None,
+                 margin: float = 0.0) -> None:
+        """`model`: an inverse model's checkpoint file (`tnforge train inverse`), loaded on the CPU; its best
+        candidate replaces the route's choice when it scores more than `margin` above it."""
         inversion, self.grammar_version, self.grammar_language = _inversion()
         self.conventions = conventions
         self.trained_on = trained_on or {}
         self.router = Router(conventions, inversion)
+        self.model_file = model
+        self.chooser = None
+        self.tuning: dict = {}
+        if model is not None:
+            from tnforge.reading.inverse_model import ModelChooser, load_inverse_model
+
+            self.chooser = ModelChooser(load_inverse_model(str(model)), margin)
 
     def __repr__(self) -> str:
         return (f"InverseNormalizer({len(self.conventions.spans):,} spans, {len(self.conventions.patterns):,} "
-                f"patterns from {self.conventions.sentences:,} sentences)")
+                f"patterns from {self.conventions.sentences:,} sentences"
+                + (f", model {self.model_file})" if self.model_file else ")"))
 
     @classmethod
-    def learn(cls, data: str | os.PathLike, split: str = "train") -> InverseNormalizer:
-        """Count the written conventions of a built dataset's split (`tnforge build`)."""
+    def learn(cls, data: str | os.PathLike, split: str = "train", model: str | os.PathLike | None = None) -> (
+            InverseNormalizer):
+        """Count the written conventions of a built dataset's split (`tnforge build`); with `model`, an inverse
+        run (`tnforge train inverse`: its folder or checkpoint) chooses among the licensed written forms, with the
+        margin that reads the dev split best (`reading.inverse_model.tune_margin`; none without dev sentences)."""
         from tnforge.itn_sentences import read_itn
 
         sentences = read_itn(data, split)
         if not sentences:
             raise ValueError(f"{data}: no {split} sentences to learn conventions from")
+        if model is not None:
+            from tnforge.trainers.inverse.loading import FORMAT as MODEL_FORMAT
+            from tnforge.trainers.training.checkpoints import checkpoint_file
+
+            model = checkpoint_file(model, MODEL_FORMAT)
         inversion = _inversion()[0]
-        return cls(learn(sentences, inversion.numbers), {"data": str(data), "split": split,
-                                                        "sentences": len(sentences)})
+        trained_on = {"data": str(data), "split": split, "sentences": len(sentences),
+                      **({"model": str(model)} if model is not None else {})}
+        inverse = cls(learn(sentences, inversion.numbers), trained_on, model)
+        dev = read_itn(data, "dev") if inverse.chooser is not None and split != "dev" else []
+        if dev:
+            from tnforge.reading.inverse_model import tune_margin
+
+            inverse.chooser.margin, accuracy = tune_margin(inverse.chooser, inverse.router, dev)
+            inverse.tuning = {"split": "dev", "sentences": len(dev), "sentence_accuracy": accuracy}
+        return inverse
 
     def save(self, out: str | os.PathLike, overwrite: bool = False) -> Path:
         """Write the folder `out` (the manifest last); ValueError when `out` holds something and not `overwrite`."""
@@ -80,13 +111,21 @@ class InverseNormalizer:
         if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not overwrite)):
             raise ValueError(f"{out} is not an empty folder: add --overwrite to replace it")
         out.mkdir(parents=True, exist_ok=True)
-        body = _dumps(self.conventions.to_json())
-        with write_atomically(str(out / CONVENTIONS)) as handle:
-            handle.write(body)
+        parts = {CONVENTIONS: _dumps(self.conventions.to_json())}
+        if self.model_file is not None:
+            parts[MODEL] = Path(self.model_file).read_bytes()
+        for name, body in parts.items():
+            with write_atomically(str(out / name)) as handle:
+                handle.write(body)
+        if MODEL not in parts:
+            (out / MODEL).unlink(missing_ok=True)  # an overwritten folder keeps no model it no longer names
         manifest = {"format": FORMAT, "version": VERSION, "tnforge": tnforge.__version__,
                     "grammar": {"version": self.grammar_version, "language": self.grammar_language},
                     "trained_on": self.trained_on,
-                    "parts": {CONVENTIONS: hashlib.sha256(body).hexdigest()}}
+                    "route": "model" if MODEL in parts else "grammar",
+                    **({"margin": None if math.isinf(self.chooser.margin) else self.chooser.margin,
+                        "tuning": self.tuning} if self.chooser else {}),
+                    "parts": {name: hashlib.sha256(body).hexdigest() for name, body in parts.items()}}
         with write_atomically(str(out / MANIFEST)) as handle:
             handle.write(_dumps(manifest))
         return out
@@ -97,7 +136,9 @@ class InverseNormalizer:
         path = Path(path)
         manifest_path = path / MANIFEST
         if not manifest_path.is_file():
-            raise ValueError(f"{path}: not an inverse normalizer (no {MANIFEST}; make one with "
+            run = " (a training run: pass it as --model to `tnforge denormalizer learn`)" if (
+                path / "run.json").is_file() else ""
+            raise ValueError(f"{path}: not an inverse normalizer{run} (no {MANIFEST}; make one with "
                              "`tnforge denormalizer learn`)")
         try:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -106,30 +147,50 @@ class InverseNormalizer:
         if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
             raise ValueError(f"{manifest_path}: format {manifest.get('format')!r} version {manifest.get('version')!r}, "
                              f"expected {FORMAT!r} version {VERSION}")
-        body = (path / CONVENTIONS).read_bytes() if (path / CONVENTIONS).is_file() else b""
-        if hashlib.sha256(body).hexdigest() != manifest["parts"].get(CONVENTIONS):
-            raise ValueError(f"{path / CONVENTIONS}: missing or changed since it was saved (sha256 differs)")
-        return cls(Conventions.from_json(json.loads(body)), manifest.get("trained_on"))
+        parts = manifest.get("parts") or {}
+        for name, digest in sorted(parts.items()):
+            body = (path / name).read_bytes() if (path / name).is_file() else b""
+            if hashlib.sha256(body).hexdigest() != digest:
+                raise ValueError(f"{path / name}: missing or changed since it was saved (sha256 differs)")
+        if CONVENTIONS not in parts:
+            raise ValueError(f"{manifest_path}: names no {CONVENTIONS}")
+        conventions = json.loads((path / CONVENTIONS).read_bytes())
+        inverse = cls(Conventions.from_json(conventions), manifest.get("trained_on"),
+                      path / MODEL if MODEL in parts else None,
+                      math.inf if manifest.get("margin", 0.0) is None else float(manifest.get("margin", 0.0)))
+        inverse.tuning = manifest.get("tuning", {})
+        return inverse
 
     def read(self, text: str) -> list[InverseToken]:
         """The written tokens of one spoken text (made ASR-style first: lower case, no punctuation)."""
-        return self.router.read(asr_words(text))
+        return self.read_words(asr_words(text))
 
     def read_words(self, words: Sequence[str]) -> list[InverseToken]:
         """The written tokens of words already ASR-style."""
-        return self.router.read(words)
+        return self.read_batch([words])[0]
+
+    def read_batch(self, sentences: Sequence[Sequence[str]]) -> list[list[InverseToken]]:
+        """The written tokens of several sentences of ASR-style words (with a model: scored in one pass)."""
+        if self.chooser is None:
+            return [self.router.read(words) for words in sentences]
+        return self.chooser.read_batch(self.router, sentences)
+
+    def read_texts(self, texts: Sequence[str]) -> list[list[InverseToken]]:
+        """`read` of several spoken texts."""
+        return self.read_batch([asr_words(text) for text in texts])
 
     def denormalize(self, text: str) -> str:
         """Spoken text → written text: the written tokens joined by single spaces."""
         return " ".join(token.written for token in self.read(text))
 
     def denormalize_batch(self, texts: Iterable[str]) -> list[str]:
-        return [self.denormalize(text) for text in texts]
+        return [" ".join(token.written for token in tokens) for tokens in self.read_texts(list(texts))]
 
     def denormalize_stream(self, texts: Iterable[str]) -> Iterator[str]:
         return (self.denormalize(text) for text in texts)
 
     def explain(self, text: str) -> list[InverseToken]:
         """Each written token with the spoken words it came from (`words`, `start`..`end` in the ASR-style
-        words), its class and its source (convention, pattern, letters, as spoken)."""
+        words), its class and its source (convention, pattern, letters, as spoken; model: the inverse model
+        chose it among the span's licensed written forms)."""
         return self.read(text)

@@ -5,13 +5,16 @@ Left to right, the longest span wins that the train split mostly wrote as one to
 its numbers read back by the inverted number grammars and written in the most frequent shape). A written
 form is taken only when its class's covering grammar reads it as the span (`Inversion.licenses_span`); a word
 no convention covers is written as spoken (a run of single letters as LETTERS, when the grammar agrees).
+
+`Router.proposals` gives each span with its candidates for the neural route (`reading.inverse_model`): the route's
+choice first, every other licensed form its conventions and patterns offer, the words as spoken last.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from tnforge.reading.inverse_conventions import MAX_UNITS, MAX_WORDS, Conventions, shapes
@@ -22,8 +25,20 @@ MIN_RATE = 0.5
 CANDIDATES = 3
 _SLOT = re.compile(r"#,|#")
 _ORDINAL = re.compile(r"(?<![\d,])(\d+)(st|nd|rd|th)\b", re.I)
-#: Where a written token came from (`InverseToken.source`).
-SOURCES = ("convention", "pattern", "letters", "as spoken")
+#: Written candidates besides the route's choice and the words as spoken, at most, per span.
+MAX_ALTERNATIVES = 6
+#: Where a written token came from (`InverseToken.source`); "model": its span had two candidates or more and the
+#: inverse model's scores decided (`reading.inverse_model`).
+SOURCES = ("convention", "pattern", "letters", "as spoken", "model")
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A span of spoken words start..end and its written candidates (`InverseToken`s), the route's choice first."""
+
+    start: int
+    end: int
+    candidates: tuple[InverseToken, ...]
 
 
 @dataclass(frozen=True)
@@ -63,30 +78,32 @@ class Router:
     def __init__(self, conventions: Conventions, inversion) -> None:
         self.conventions = conventions
         self.inversion = inversion
-        self._filled: dict[tuple[str, tuple[str, ...]], tuple[str, str] | None] = {}
-        self._chosen: dict[str, tuple[str, str] | None] = {}
+        self._filled: dict[tuple, tuple[str, str] | None] = {}
+        self._chosen: dict[tuple[str, bool], tuple[str, str] | None] = {}
 
-    def _convention(self, words: tuple[str, ...]) -> tuple[str, str] | None:
-        key = " ".join(words)
+    def _convention(self, words: tuple[str, ...], strict: bool = True) -> tuple[str, str] | None:
+        key = (" ".join(words), strict)
         if key not in self._chosen:
-            options = self.conventions.spans.get(key)
+            options = self.conventions.spans.get(key[0])
             found = None
-            if options and sum(o[2] for o in options) >= MIN_RATE * self.conventions.spans_seen[key]:
+            rate = MIN_RATE if strict else 0.0
+            if options and sum(o[2] for o in options) >= rate * self.conventions.spans_seen[key[0]]:
                 found = next(((cls, written) for cls, written, _ in options
                               if self.inversion.licenses_span(written, words, cls)), None)
             self._chosen[key] = found
         return self._chosen[key]
 
-    def _pattern(self, words: Sequence[str], piece: Sequence[tuple[int, int, str]]) -> tuple[str, str] | None:
+    def _pattern(self, words: Sequence[str], piece: Sequence[tuple[int, int, str]],
+                 strict: bool = True) -> tuple[str, str] | None:
         span = tuple(words[piece[0][0]:piece[-1][1]])
-        key = (" ".join(f"{a - piece[0][0]}:{b - piece[0][0]}" for a, b, _ in piece), span)
+        key = (" ".join(f"{a - piece[0][0]}:{b - piece[0][0]}" for a, b, _ in piece), span, strict)
         if key in self._filled:
             return self._filled[key]
         found = None
         numbers = self.inversion.numbers
         for shape in shapes(words, piece, numbers.kind):
             options = self.conventions.patterns.get(shape)
-            if options and sum(o[2] for o in options) >= MIN_RATE * self.conventions.patterns_seen[shape]:
+            if options and sum(o[2] for o in options) >= (MIN_RATE if strict else 0.0) * self.conventions.patterns_seen[shape]:
                 runs = [numbers.digits(words[a:b])[:CANDIDATES] for a, b, kind in piece if kind != "w"]
                 found = next(self._fills(options, runs, span), None)
                 break
@@ -114,36 +131,83 @@ class Router:
             return InverseToken(written, "LETTERS", i, j, span, "letters")
         return None
 
-    def read(self, words: Sequence[str]) -> list[InverseToken]:
-        """The written tokens of `words` (ASR-style), each with its span, class and source."""
+    def _best(self, words: tuple[str, ...], i: int, units: list, unit_at: dict[int, int],
+              strict: bool = True) -> InverseToken:
+        """The route's written token at word i: the longest span a convention or pattern covers (`strict`: only
+        those the train split mostly wrote so), spelt letters, else the word as spoken."""
+        n = len(words)
+        best: InverseToken | None = None
+        for length in range(min(MAX_WORDS, n - i), 0, -1):
+            found = self._convention(words[i:i + length], strict)
+            if found is not None:
+                best = InverseToken(found[1], found[0], i, i + length, words[i:i + length], "convention")
+                break
+        if i in unit_at:
+            u = unit_at[i]
+            for m in range(min(MAX_UNITS, len(units) - u), 0, -1):
+                piece = units[u:u + m]
+                end = piece[-1][1]
+                if best is not None and end <= best.end:
+                    break
+                filled = self._pattern(words, piece, strict)
+                if filled is not None:
+                    best = InverseToken(filled[1], filled[0], i, end, words[i:end], "pattern")
+                    break
+        letters = self._letters(words, i)
+        if letters is not None and (best is None or letters.end > best.end):
+            best = letters
+        return best or as_spoken(words, i, i + 1)
+
+    def _alternatives(self, words: tuple[str, ...], start: int, end: int, units: list,
+                      unit_at: dict[int, int]) -> Iterator[InverseToken]:
+        """Every written form of words start..end that a convention or pattern of the train split offers and
+        the class's grammar licenses, whatever its rate, the span's own conventions first."""
+        span = words[start:end]
+        for cls, written, _ in self.conventions.spans.get(" ".join(span), ()):
+            if self.inversion.licenses_span(written, span, cls):
+                yield InverseToken(written, cls, start, end, span, "convention")
+        u = unit_at.get(start)
+        if u is None:
+            return
+        for m in range(1, min(MAX_UNITS, len(units) - u) + 1):
+            piece = units[u:u + m]
+            if piece[-1][1] == end:
+                runs = [self.inversion.numbers.digits(words[a:b])[:CANDIDATES] for a, b, kind in piece if kind != "w"]
+                for shape in shapes(words, piece, self.inversion.numbers.kind):
+                    for cls, written in self._fills(self.conventions.patterns.get(shape, []), runs, span):
+                        yield InverseToken(written, cls, start, end, span, "pattern")
+            if piece[-1][1] >= end:
+                return
+
+    def proposals(self, words: Sequence[str], loose: bool = False) -> list[Proposal]:
+        """The route's spans of `words` (ASR-style), each with its written candidates, the route's choice first
+        and the words as spoken last. `loose`: where the route writes a word as spoken, a longer span that a
+        convention or pattern covers at any rate is proposed instead, the words as spoken first."""
         words = tuple(words)
         units = self.inversion.numbers.units(words)
         unit_at = {start: index for index, (start, _, _) in enumerate(units)}
-        out: list[InverseToken] = []
-        i, n = 0, len(words)
-        while i < n:
-            best: InverseToken | None = None
-            for length in range(min(MAX_WORDS, n - i), 0, -1):
-                found = self._convention(words[i:i + length])
-                if found is not None:
-                    best = InverseToken(found[1], found[0], i, i + length, words[i:i + length], "convention")
-                    break
-            if i in unit_at:
-                u = unit_at[i]
-                for m in range(min(MAX_UNITS, len(units) - u), 0, -1):
-                    piece = units[u:u + m]
-                    end = piece[-1][1]
-                    if best is not None and end <= best.end:
-                        break
-                    filled = self._pattern(words, piece)
-                    if filled is not None:
-                        best = InverseToken(filled[1], filled[0], i, end, words[i:end], "pattern")
-                        break
-            letters = self._letters(words, i)
-            if letters is not None and (best is None or letters.end > best.end):
-                best = letters
-            if best is None:
-                best = InverseToken(words[i], "PLAIN", i, i + 1, words[i:i + 1], "as spoken")
-            out.append(best)
+        out: list[Proposal] = []
+        i = 0
+        while i < len(words):
+            best = self._best(words, i, units, unit_at)
+            if loose and best.source == "as spoken":
+                wider = self._best(words, i, units, unit_at, strict=False)
+                best = best if wider.source == "as spoken" else as_spoken(words, i, wider.end)
+            found: dict[str, InverseToken] = {}
+            for token in itertools.chain((best,), itertools.islice(self._alternatives(
+                    words, best.start, best.end, units, unit_at), MAX_ALTERNATIVES),
+                    (as_spoken(words, best.start, best.end),)):
+                found.setdefault(token.written.lower(), token)
+            out.append(Proposal(best.start, best.end, tuple(found.values())))
             i = best.end
         return out
+
+    def read(self, words: Sequence[str]) -> list[InverseToken]:
+        """The written tokens of `words` (ASR-style), each with its span, class and source."""
+        return [proposal.candidates[0] for proposal in self.proposals(words)]
+
+
+def as_spoken(words: Sequence[str], start: int, end: int) -> InverseToken:
+    """Words start..end written as spoken (a PLAIN token)."""
+    span = tuple(words[start:end])
+    return InverseToken(" ".join(span), "PLAIN", start, end, span, "as spoken")

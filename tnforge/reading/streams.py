@@ -283,7 +283,7 @@ def denormalize_file(inverse: Any, source: str, out: str) -> Denormalized:
             def write(text: str) -> None:
                 target.write(text.encode("utf-8"))
         for texts in chunks(lines):
-            read = [inverse.read(text) for text in texts]
+            read = inverse.read_texts(texts)
             write("".join(" ".join(t.written for t in written) + "\n" for written in read))
             sentences += len(read)
             tokens += sum(len(written) for written in read)

@@ -80,7 +80,7 @@ class Vocabulary:
 
 
 class CharVocabulary(Vocabulary):
-    """Characters of the windowed input; `<norm>`/`</norm>` are single units."""
+    """Characters of the windowed input (`<norm>`/`</norm>` single units), or of written forms (`trainers.inverse`)."""
 
     kind = "char"
 
@@ -161,12 +161,14 @@ def input_vocabulary(units: str, texts: Iterable[str], sp_size: int) -> Vocabula
 
 def output_vocabulary(units: str, texts: Iterable[str], sp_size: int, min_count: int = 1) -> (
         Vocabulary):
-    """The output vocabulary for `units` ("word" or "sentencepiece") built from train-split readings."""
+    """The output vocabulary for `units` ("word", "char" or "sentencepiece") built from train-split readings."""
+    if units == "char":
+        return CharVocabulary.build(texts, min_count=min_count)
     if units == "word":
         return WordVocabulary.build(texts, min_count=min_count)
     if units == "sentencepiece":
         return SentencePieceVocabulary.train(texts, sp_size, user_symbols=(SELF,))
-    raise ValueError(f"unknown output units {units!r} (use word or sentencepiece)")
+    raise ValueError(f"unknown output units {units!r} (use word, char or sentencepiece)")
 
 
 def vocabulary_from_dict(data: dict[str, Any]) -> Vocabulary:

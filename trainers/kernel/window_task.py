@@ -113,10 +113,13 @@ class WindowTask(TeacherForcedTask):
     """A window family on the engine: the window's input units in, the reading's output units out; the family
     gives its network (`build_model`), its size for the device (`size_network`), `command` and `format`."""
 
+    #: The examples' columns each train batch carries (in `Batch.rows`).
+    columns: tuple[str, ...] = ("input", "after")
+
     def setup(self, group: ProcessGroup, payload: dict[str, Any] | None) -> None:
         config = self.config
-        self.train_files = example_files(config.data, "train")
-        self.dev_files = example_files(config.data, "dev")
+        self.train_files = self.split_files("train")
+        self.dev_files = self.split_files("dev")
         self.units = parquet_units(self.train_files, config.max_copies)
         if not self.units:
             raise ValueError(f"{config.data}: the train split has no examples: nothing to train on")
@@ -132,6 +135,10 @@ class WindowTask(TeacherForcedTask):
         else:
             inputs, outputs = payload["input_vocab"], payload["output_vocab"]
         self.input_vocab, self.output_vocab = vocabulary_from_dict(inputs), vocabulary_from_dict(outputs)
+
+    def split_files(self, split: str) -> list[Path]:
+        """The examples files of a split (default: `--data`'s `examples/<split>`)."""
+        return example_files(self.config.data, split)
 
     def _size_for(self, group: ProcessGroup) -> None:
         """Resolve `--size auto` and `--batch-size 0` for the device the run trains on."""
@@ -158,9 +165,9 @@ class WindowTask(TeacherForcedTask):
 
     def batches(self, units: list[int], seed: list[int], batch_size: int) -> Iterator[tuple[Batch, int]]:
         config, rng, finished = self.config, np.random.default_rng(seed), 0
-        tables = (read_unit(self.units[u], ("input", "after")) for u in units)
+        tables = (read_unit(self.units[u], self.columns) for u in units)
         for table, done in pooled(tables, config.pool_size):
-            rows = {name: table.column(name).to_pylist() for name in ("input", "after")}
+            rows = {name: table.column(name).to_pylist() for name in self.columns}
             made = pool_batches(rows, self.input_vocab, self.output_vocab, batch_size, rng, True,
                                 config.max_input_length)
             for index, batch in enumerate(made):
