@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -87,14 +86,10 @@ out_option = functools.partial(click.option, "--out", "-o", required=True, type=
 output_folder = Location(file_okay=False)
 #: --lambda, the constraint weight (passed as `weight`).
 weight_option = shared_option("--lambda", "weight", type=click.FloatRange(0), help="Constraint weight λ.")
-
-
-
 #: --lambda of the commands that decode a dataset with the dual encoders: λ per class allowed.
 class_weight_option = shared_option("--lambda", "weight", type=str, metavar="λ[,CLASS=λ…]", callback=lambda c, p, v: parsed_by(
-    importlib.import_module("tnforge.trainers.decoding.class_weights").parse_lambda)(c, p, v), help=(
-    "Constraint weight λ: one number, or a default then CLASS=λ for tokens of a class (5,MEASURE=20,MONEY=0; "
-    "`tnforge sweep-lambda` prints the ones it chose on dev)."))
+    __import__("tnforge.trainers.decoding.class_weights", fromlist=["_"]).parse_lambda)(c, p, v), help="Constraint "
+    "weight λ: a number, or a default then CLASS=λ (5,MEASURE=20,MONEY=0; `sweep-lambda` chooses them on dev).")
 
 
 def command(name: str | None = None, interrupted: Callable[[dict[str, Any]], str] | None = None,
