@@ -90,6 +90,9 @@ def main() -> None:
     parser.add_argument("--noise-seed", type=int, default=14,
                         help="seed of a second run without synthesis (the trainer's default is 13): what the same "
                              "tests say between two trainings on the same data (0: none)")
+    parser.add_argument("--plus", type=Path, help="another corpus (e.g. ../shared/data/proteno_en/train.tsv): the "
+                        "sample plus it built and trained without and with the largest count, scored the same way")
+    parser.add_argument("--plus-minutes", type=float, default=15.0, help="training budget of each --plus run")
     parser.add_argument("--write-docs", type=Path, help="write the results page (Markdown) here")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
@@ -134,11 +137,12 @@ def main() -> None:
             print(json.dumps({"count": n, "on": where, "accuracy": report["tokens"]["accuracy"],
                               "nontrivial": report["nontrivial"]["accuracy"],
                               "unrecoverable": report.get("unrecoverable"), "errors": len(report["errors"])}))
+    plus = plus_corpus(args, max(counts), data[counts[0]], bundled) if args.plus else None
     summary = {"machine": machine("cpu"), "date": datetime.date.today().isoformat(),
                "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
                "settings": {k: str(v) for k, v in vars(args).items()}, "counts": counts}
     if args.write_docs:
-        args.write_docs.write_text(page(summary, results, args, noise), encoding="utf-8")
+        args.write_docs.write_text(page(summary, results, args, noise, plus), encoding="utf-8")
         args.write_docs.with_suffix(".json").write_text(json.dumps(
             {"summary": summary, "figures": {str(n): {w: {"accuracy": r[w]["tokens"]["accuracy"],
                                                           "nontrivial": r[w]["nontrivial"]["accuracy"],
@@ -146,6 +150,54 @@ def main() -> None:
                                                           "per_class": per_class(r[w])}
                                                       for w in ("test", "bundled")}
                                              for n, r in results.items()}}, indent=1) + "\n")
+
+
+def plus_corpus(args: argparse.Namespace, count: int, sample: Path, bundled: Path) -> dict:
+    """The sample plus `args.plus` built (hash split) without and with `--synthesize count`, trained side by side
+    for `args.plus_minutes` each, evaluated on the sample's own test split and on the bundled sample."""
+    data = {n: built(args.work / f"plus-{n}", str(SAMPLE), str(args.plus), "--split", "hash",
+                     *(["--synthesize", str(n), "--synthesize-below", str(args.below)] if n else []))
+            for n in (0, count)}
+    runs = {n: args.work / f"plus-run-{n}" for n in data}
+    training = [subprocess.Popen([sys.executable, "-m", "tnforge", "train", "seq2seq", "--data", str(data[n]), "--out",
+                                  str(runs[n]), "--max-minutes", str(args.plus_minutes), "--threads", "1", "--device",
+                                  "cpu", "--no-progress", "--overwrite"], stdout=subprocess.DEVNULL)
+                for n in data if not (runs[n] / "best.pt").exists()]
+    if any(process.wait() for process in training):
+        sys.exit("a training run failed")
+    return {n: {"test": evaluate(runs[n], sample, "test", runs[n] / "eval-test"),
+                "bundled": evaluate(runs[n], bundled, "train", runs[n] / "eval-bundled"),
+                "train_tokens": json.loads((data[n] / "manifest.json").read_text())["splits"]["train"]["tokens"],
+                "steps": [json.loads(line) for line in (runs[n] / "metrics.jsonl").read_text().splitlines()][-1].get(
+                    "step")} for n in data}
+
+
+def plus_lines(results: dict, plus: dict, args: argparse.Namespace) -> list[str]:
+    """The sample alone, the sample plus the other corpus, and that with synthesis, per class on both sets."""
+    count = max(plus)
+    out = ["## The sample plus another corpus", "",
+           f"The shared sample plus `{args.plus.name}` ({args.plus.parent.name}: classes inferred at build time), "
+           f"built (hash split) without and with `--synthesize {count}`, each trained {args.plus_minutes:g} minutes "
+           "side by side (one torch thread each) and scored on the sample's own test split (the sample's sentences "
+           "keep their split: the hash is of each file's sentences) and on the bundled sample. The sample alone: "
+           "the run without synthesis above.", ""]
+    for where, title in (("bundled", "the bundled sample"), ("test", "the shared sample's test split")):
+        out += [f"### On {title}", "", "| class | sample alone | sample + corpus | sample + corpus, "
+                f"--synthesize {count} | + corpus vs alone: fixed / broken, p | synthesis vs not: fixed / broken, p |",
+                "|---|---|---|---|---|---|"]
+        for cls in sorted(per_class(results[0][where])):
+            row = [per_class(r[where]).get(cls, (0, 0)) for r in (results[0], plus[0], plus[count])]
+            a = paired(results[0][where], plus[0][where], cls)
+            b = paired(plus[0][where], plus[count][where], cls)
+            out.append(f"| {'**' + cls + '**' if cls in RARE else cls} | " + " | ".join(cell(*r) for r in row)
+                       + f" | {a[0]} / {a[1]}, {a[2]:.3g} | {b[0]} / {b[1]}, {b[2]:.3g} |")
+        nontrivial = [(r[where]["nontrivial"]["correct"], r[where]["nontrivial"]["count"])
+                      for r in (results[0], plus[0], plus[count])]
+        out += ["", "- non-trivial tokens: " + "; ".join(f"{name}: {cell(*c)}" for name, c in zip(
+            ("alone", "+ corpus", f"+ corpus, {count}"), nontrivial, strict=True)), ""]
+    out += ["Training steps reached: " + "; ".join(f"{'+ corpus' if n == 0 else f'+ corpus, {n}'}: {plus[n]['steps']}"
+                                                   for n in plus) + ".", ""]
+    return out
 
 
 def budget(args: argparse.Namespace) -> str:
@@ -199,7 +251,8 @@ def noise_lines(results: dict, noise: dict, seed: int) -> list[str]:
     return out
 
 
-def page(summary: dict, results: dict, args: argparse.Namespace, noise: dict | None = None) -> str:
+def page(summary: dict, results: dict, args: argparse.Namespace, noise: dict | None = None,
+         plus: dict | None = None) -> str:
     counts = summary["counts"]
     base = counts[0]
     heads = " | ".join(f"--synthesize {n}" if n else "off" for n in counts) + "".join(
@@ -263,6 +316,8 @@ def page(summary: dict, results: dict, args: argparse.Namespace, noise: dict | N
             f"{'off' if n == 0 else n}: {len(results[n][where]['errors'])} ({results[n][where].get('unrecoverable')})"
             for n in counts))
         lines.append("")
+    if plus is not None:
+        lines += plus_lines(results, plus, args)
     lines += ["## What was synthesized and learned", "", "| class | train tokens | "
               + " | ".join(f"placed ({n})" for n in counts if n) + " | strongest convention words (log-odds) |",
               "|---|---:|" + "---:|" * len([n for n in counts if n]) + "---|"]
@@ -275,7 +330,8 @@ def page(summary: dict, results: dict, args: argparse.Namespace, noise: dict | N
                                                         for n in counts) + ".", "",
               "Reproduce: `python benchmarks/synthesis.py --work /tmp/tnforge-bench-synthesis "
               f"--counts {args.counts} {'--epochs ' + str(args.epochs) if args.epochs else '--minutes ' + format(args.minutes, 'g')} "
-              "--write-docs docs/results/synthesis.md`.", ""]
+              + (f"--plus {args.plus} --plus-minutes {args.plus_minutes:g} " if args.plus else "")
+              + "--write-docs docs/results/synthesis.md`.", ""]
     return "\n".join(lines)
 
 
