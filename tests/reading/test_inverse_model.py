@@ -5,6 +5,7 @@ model's choice among them, one assembled folder with hashes, and bad input in on
 from __future__ import annotations
 
 import json
+import math
 
 import pyarrow.parquet as pq
 import pytest
@@ -72,9 +73,11 @@ def test_candidates_are_licensed_and_include_the_words_as_spoken(neural) -> None
         assert router.inversion.licenses_span(candidate.written, candidate.words, candidate.cls)
 
 
-def test_the_model_writes_only_licensed_forms_or_the_words_as_spoken(neural, bundled_data) -> None:
+def test_the_model_writes_only_licensed_forms_or_the_words_as_spoken(neural, bundled_data,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     from tnforge.itn_sentences import read_itn
 
+    monkeypatch.setattr(neural.chooser, "margin", 0.0)  # the model's best everywhere (dev may have chosen ∞)
     sentences = read_itn(bundled_data, "test")
     read = neural.read_batch([s.words for s in sentences])
     inversion = neural.router.inversion
@@ -103,6 +106,22 @@ def test_the_chooser_takes_the_best_scored_candidate(neural, monkeypatch: pytest
     monkeypatch.setattr(loading, "log_probabilities", lambda m, w, t: [[-float(i) for i in range(len(o))] for o in t])
     monkeypatch.setattr(neural.chooser, "margin", 0.0)
     assert neural.denormalize("it weighs three kilograms") == "it weighs 3 kg"
+
+
+def test_at_the_margin_dev_may_choose_never_the_model_reads_as_the_grammar_route(neural, bundled_data,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from tnforge import InverseNormalizer
+    from tnforge.itn_sentences import read_itn
+    from tnforge.trainers.inverse import loading
+
+    def unused(*_args):
+        raise AssertionError("the model is not run at an infinite margin")
+
+    monkeypatch.setattr(loading, "log_probabilities", unused)
+    monkeypatch.setattr(neural.chooser, "margin", math.inf)
+    grammar = InverseNormalizer.learn(bundled_data)
+    spoken = [s.words for s in read_itn(bundled_data, "test")]
+    assert neural.read_batch(spoken) == grammar.read_batch(spoken) and spoken
 
 
 def test_one_folder_with_the_model_and_hashes_and_bad_input_in_one_line(bundled_data, model_run, neural,

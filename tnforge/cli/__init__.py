@@ -16,7 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "negatives": ("tnforge.cli.negatives:negatives", "Generate negative pairs for the dual encoders."),
     "validate": ("tnforge.cli.validate:validate", "Validate a dataset directory with Great Expectations."),
     "grammar": ("tnforge.cli.grammar:grammar", "Covering grammars: readings, coverage, lexicon learning."),
-    "train": ("tnforge.cli.train:train", "Train a model: seq2seq, DNC, tagger or a dual encoder."),
+    "train": ("tnforge.cli.train:train", "Train a model: seq2seq, DNC, tagger, dual encoder, inverse."),
     "decode": ("tnforge.cli.decode:decode", "Beam-search decode a dataset and write top-k hypotheses."),
     "normalize": ("tnforge.cli.normalize:normalize", "Normalize a sentence of text with a trained model."),
     "denormalize": ("tnforge.cli.denormalize:denormalize", "Write spoken text (as ASR writes it) back as written text."),

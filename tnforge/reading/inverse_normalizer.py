@@ -170,8 +170,9 @@ class InverseNormalizer:
         return self.read_batch([words])[0]
 
     def read_batch(self, sentences: Sequence[Sequence[str]]) -> list[list[InverseToken]]:
-        """The written tokens of several sentences of ASR-style words (with a model: scored in one pass)."""
-        if self.chooser is None:
+        """The written tokens of several sentences of ASR-style words (with a model: scored in one pass; with
+        the margin ∞ that dev may choose, the grammar route itself, the model not run)."""
+        if self.chooser is None or math.isinf(self.chooser.margin):
             return [self.router.read(words) for words in sentences]
         return self.chooser.read_batch(self.router, sentences)
 
