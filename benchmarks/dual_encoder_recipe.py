@@ -232,8 +232,13 @@ def page(summary: dict, reports: dict, args: argparse.Namespace) -> str:
     lines += ["", "## The sweep on dev", "",
               "| λ | errors | unrecoverable |", "|---:|---:|---:|"]
     lines += [f"| {row['lambda']:g} | {row['errors']} | {row.get('unrecoverable')} |" for row in summary["sweep"]]
-    lines += ["", "Seconds per step (those this work folder timed): "
-              + "; ".join(f"{k} {v:.0f}" for k, v in summary["seconds"].items()) + ".", ""]
+    if summary["seconds"]:
+        lines += ["", "Seconds per step (those this work folder timed): "
+                  + "; ".join(f"{k} {v:.0f}" for k, v in summary["seconds"].items()) + "."]
+    lines += ["",
+              f"Reproduce: `python benchmarks/dual_encoder_recipe.py --model RUN --data DATA --de-minutes "
+              f"{args.de_minutes:g} --rounds {args.rounds} --loop-epochs {args.loop_epochs} --lambdas {args.lambdas} "
+              "--write-docs docs/results/dual-encoders.md` (RUN, DATA: the model and its dataset named above).", ""]
     return "\n".join(lines)
 
 

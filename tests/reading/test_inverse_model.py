@@ -21,35 +21,28 @@ TINY = ["--input-embedding", "8", "--output-embedding", "8", "--encoder-hidden",
 
 
 @pytest.fixture(scope="module")
-def bundled_data(tmp_path_factory: pytest.TempPathFactory):
-    out = tmp_path_factory.mktemp("itn-model") / "ds"
-    cli.main(args=["build", "--out", str(out)], prog_name="tnforge", standalone_mode=False)
-    return out
-
-
-@pytest.fixture(scope="module")
-def model_run(bundled_data, tmp_path_factory: pytest.TempPathFactory):
+def model_run(bundled_build, tmp_path_factory: pytest.TempPathFactory):
     run = tmp_path_factory.mktemp("itn-run") / "run"
-    said = CliRunner().invoke(cli, ["train", "inverse", "--data", str(bundled_data), "--out", str(run), "--epochs", "1",
+    said = CliRunner().invoke(cli, ["train", "inverse", "--data", str(bundled_build), "--out", str(run), "--epochs", "1",
                                     "--device", "cpu", "--no-progress", "--contrast", "1", *TINY])
     assert said.exit_code == 0, said.output
     return run
 
 
 @pytest.fixture(scope="module")
-def neural(bundled_data, model_run):
+def neural(bundled_build, model_run):
     from tnforge import InverseNormalizer
 
-    return InverseNormalizer.learn(bundled_data, model=model_run)
+    return InverseNormalizer.learn(bundled_build, model=model_run)
 
 
-def test_windows_mark_the_span_and_keep_what_the_split_writes_both_ways(bundled_data) -> None:
+def test_windows_mark_the_span_and_keep_what_the_split_writes_both_ways(bundled_build) -> None:
     from tnforge.itn_sentences import read_itn
     from tnforge.itn_windows import scored, target, window, window_rows, written_ways
 
     assert window("it weighs three kilograms today".split(), 2, 4, 1) == "weighs <norm> three kilograms </norm> today"
     assert target("3,000 Km²") == "0,000 km²"
-    sentences = read_itn(bundled_data, "train")
+    sentences = read_itn(bundled_build, "train")
     rows = window_rows(sentences)
     assert rows == window_rows(sentences)
     spans = [(s, t) for s in sentences for t in s.tokens if t.start < t.end]
@@ -73,12 +66,12 @@ def test_candidates_are_licensed_and_include_the_words_as_spoken(neural) -> None
         assert router.inversion.licenses_span(candidate.written, candidate.words, candidate.cls)
 
 
-def test_the_model_writes_only_licensed_forms_or_the_words_as_spoken(neural, bundled_data,
+def test_the_model_writes_only_licensed_forms_or_the_words_as_spoken(neural, bundled_build,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     from tnforge.itn_sentences import read_itn
 
     monkeypatch.setattr(neural.chooser, "margin", 0.0)  # the model's best everywhere (dev may have chosen ∞)
-    sentences = read_itn(bundled_data, "test")
+    sentences = read_itn(bundled_build, "test")
     read = neural.read_batch([s.words for s in sentences])
     inversion = neural.router.inversion
     sources = {token.source for tokens in read for token in tokens}
@@ -108,7 +101,7 @@ def test_the_chooser_takes_the_best_scored_candidate(neural, monkeypatch: pytest
     assert neural.denormalize("it weighs three kilograms") == "it weighs 3 kg"
 
 
-def test_at_the_margin_dev_may_choose_never_the_model_reads_as_the_grammar_route(neural, bundled_data,
+def test_at_the_margin_dev_may_choose_never_the_model_reads_as_the_grammar_route(neural, bundled_build,
                                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from tnforge import InverseNormalizer
     from tnforge.itn_sentences import read_itn
@@ -119,16 +112,16 @@ def test_at_the_margin_dev_may_choose_never_the_model_reads_as_the_grammar_route
 
     monkeypatch.setattr(loading, "log_probabilities", unused)
     monkeypatch.setattr(neural.chooser, "margin", math.inf)
-    grammar = InverseNormalizer.learn(bundled_data)
-    spoken = [s.words for s in read_itn(bundled_data, "test")]
+    grammar = InverseNormalizer.learn(bundled_build)
+    spoken = [s.words for s in read_itn(bundled_build, "test")]
     assert neural.read_batch(spoken) == grammar.read_batch(spoken) and spoken
 
 
-def test_one_folder_with_the_model_and_hashes_and_bad_input_in_one_line(bundled_data, model_run, neural,
+def test_one_folder_with_the_model_and_hashes_and_bad_input_in_one_line(bundled_build, model_run, neural,
                                                                          tmp_path) -> None:
     runner = CliRunner()
     folder = tmp_path / "inverse"
-    said = runner.invoke(cli, ["denormalizer", "learn", "--data", str(bundled_data), "--model", str(model_run),
+    said = runner.invoke(cli, ["denormalizer", "learn", "--data", str(bundled_build), "--model", str(model_run),
                                "--out", str(folder)])
     assert said.exit_code == 0, said.output
     manifest = json.loads((folder / "inverse.json").read_text(encoding="utf-8"))
@@ -151,7 +144,7 @@ def test_one_folder_with_the_model_and_hashes_and_bad_input_in_one_line(bundled_
     assert said.exit_code == 1 and "a training run: pass it as --model to `tnforge denormalizer learn`" in said.output
     garbage = tmp_path / "garbage.pt"
     garbage.write_bytes(b"not a checkpoint")
-    said = runner.invoke(cli, ["denormalizer", "learn", "--data", str(bundled_data), "--model", str(garbage),
+    said = runner.invoke(cli, ["denormalizer", "learn", "--data", str(bundled_build), "--model", str(garbage),
                                "--out", str(tmp_path / "other")])
     assert said.exit_code == 1 and str(garbage) in said.output and "Traceback" not in said.output
     assert len(said.output.strip().splitlines()) == 1

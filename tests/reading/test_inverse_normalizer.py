@@ -11,17 +11,10 @@ pytest.importorskip("pynini")
 
 
 @pytest.fixture(scope="module")
-def bundled_data(tmp_path_factory: pytest.TempPathFactory):
-    out = tmp_path_factory.mktemp("itn") / "ds"
-    cli.main(args=["build", "--out", str(out)], prog_name="tnforge", standalone_mode=False)
-    return out
-
-
-@pytest.fixture(scope="module")
-def inverse(bundled_data):
+def inverse(bundled_build):
     from tnforge import InverseNormalizer
 
-    return InverseNormalizer.learn(bundled_data)
+    return InverseNormalizer.learn(bundled_build)
 
 
 def test_numbers_are_read_back_by_the_inverted_grammars() -> None:
@@ -73,11 +66,11 @@ def test_no_written_form_the_grammar_does_not_read_as_its_span(inverse) -> None:
                 assert inversion.licenses_span(token.written, token.words, token.cls), token
 
 
-def test_save_and_load_give_the_same_bytes_and_check_hashes(inverse, bundled_data, tmp_path) -> None:
+def test_save_and_load_give_the_same_bytes_and_check_hashes(inverse, bundled_build, tmp_path) -> None:
     from tnforge import InverseNormalizer
 
     first = inverse.save(tmp_path / "a")
-    InverseNormalizer.learn(bundled_data).save(tmp_path / "b")
+    InverseNormalizer.learn(bundled_build).save(tmp_path / "b")
     for name in ("conventions.json", "inverse.json"):
         assert (first / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     loaded = InverseNormalizer.load(first)
@@ -110,7 +103,7 @@ def test_the_command_line_answers_text_and_files_and_refuses_bad_input(inverse, 
     assert said.exit_code == 1 and "not an inverse normalizer" in said.output and "Traceback" not in said.output
 
 
-def test_the_guides_python_example_runs_as_written(bundled_data, tmp_path) -> None:
+def test_the_guides_python_example_runs_as_written(bundled_build, tmp_path) -> None:
     import os
     import re
     import subprocess
@@ -121,16 +114,16 @@ def test_the_guides_python_example_runs_as_written(bundled_data, tmp_path) -> No
     page = (REPO / "docs" / "guides" / "denormalize.md").read_text(encoding="utf-8")
     [block] = re.findall(r"```python\n(.*?)```", page, flags=re.S)
     (tmp_path / "out").mkdir()
-    os.symlink(bundled_data, tmp_path / "out" / "sample")
+    os.symlink(bundled_build, tmp_path / "out" / "sample")
     done = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "it weighs 3 kg" and lines[-1] == "3 kg MEASURE 2 4 ('three', 'kilograms') pattern"
 
 
-def test_the_built_sentences_reverse_like_the_corpus_file(bundled_data, bundled_tsv) -> None:
+def test_the_built_sentences_reverse_like_the_corpus_file(bundled_build, bundled_tsv) -> None:
     from tnforge.itn_sentences import read_itn, read_itn_corpus
 
-    built = [s for split in ("train", "dev", "test") for s in read_itn(bundled_data, split)]
+    built = [s for split in ("train", "dev", "test") for s in read_itn(bundled_build, split)]
     key = lambda s: (s.words, [(t.start, t.end, t.cls, t.written) for t in s.tokens])  # noqa: E731
     assert sorted(built, key=key) == sorted(read_itn_corpus(str(bundled_tsv)), key=key)

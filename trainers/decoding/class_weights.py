@@ -66,7 +66,10 @@ def row_weights(weight: Weight, classes: Sequence[str | None] | None, rows: int)
     """The λ of each of a batch's `rows` tokens."""
     if not isinstance(weight, ClassWeights):
         return [float(weight)] * rows
-    return [weight.of(cls) for cls in (classes if classes is not None else [None] * rows)]
+    if classes is None:
+        return [weight.default] * rows
+    table = dict(weight.by_class)  # once per batch, not per token
+    return [weight.default if cls is None or UNION in cls else table.get(cls, weight.default) for cls in classes]
 
 
 def as_json(weight: Weight) -> Any:
