@@ -85,18 +85,28 @@ def test_malformed_gs_out_is_one_line_and_writes_nothing(tmp_path, monkeypatch, 
     assert list(tmp_path.iterdir()) == []  # no local folder named "gs:"
 
 
+def interrupt_after(process: subprocess.Popen, marker: str) -> str:
+    """Ctrl-C to `process` a moment after the stderr line holding `marker` (not after a fixed time from the start,
+    which a loaded machine may outlast); the stderr read so far."""
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if marker in line:
+            break
+    time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    return "".join(seen)
+
+
 def test_ctrl_c_stops_in_one_line_and_removes_the_scratch_folder(tmp_path, bundled_tsv):
     corpus = tmp_path / "big.tsv"
-    corpus.write_bytes(bundled_tsv.read_bytes() * 300)  # ~29 MB: several seconds of work
+    corpus.write_bytes(bundled_tsv.read_bytes() * 300)  # ~29 MB: seconds of work
     out = tmp_path / "out"
     process = subprocess.Popen([sys.executable, "-m", "tnforge", "build", str(corpus), "--out", str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not out.exists() and time.monotonic() < deadline:  # the pipeline's start: --out was created
-        time.sleep(0.05)
-    time.sleep(1.5)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=120)
+    stderr = interrupt_after(process, "building")  # the pipeline starts right after this line; it runs seconds
+    stdout, rest = process.communicate(timeout=120)
+    stderr += rest
     assert process.returncode == 130, stderr
     assert error_lines(stdout + stderr) == [f"interrupted; {out} left incomplete"]
     assert "Traceback" not in stderr
@@ -137,15 +147,9 @@ def test_ctrl_c_during_negatives_is_one_line_and_leaves_no_scratch(tmp_path, sha
     cli.main(args=["build", str(shared_tsv), "--out", str(out)], prog_name="tnforge", standalone_mode=False)
     process = subprocess.Popen([sys.executable, "-m", "tnforge", "negatives", str(out), "--ratio", "all"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen = []
-    for line in process.stderr:  # the pipeline starts right after this progress line
-        seen.append(line)
-        if "generating" in line:
-            break
-    time.sleep(1.0)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=120)
-    stderr = "".join(seen) + stderr
+    stderr = interrupt_after(process, "generating")  # the pipeline starts right after this line; it runs seconds
+    stdout, rest = process.communicate(timeout=120)
+    stderr += rest
     assert process.returncode == 130, stderr
     assert error_lines(stdout + stderr) == [f"interrupted; no negatives were written to {out}"]
     assert "Traceback" not in stderr
