@@ -25,6 +25,7 @@ from tnforge.collector import few_malloc_arenas, trimming
 from tnforge.datasets import by_split, split_shards
 from tnforge.filesystems import join, open_binary, remove, remove_temporaries, write_atomically
 from tnforge.generators.augmentation import Augmentation, SubstitutionPool
+from tnforge.generators.leading_readings import Deference, LeadingReadings
 from tnforge.generators.sampling import SamplingPlan, TrainStats, make_plan
 from tnforge.generators.synthesis import Synthesis, synthesize
 from tnforge.manifest import SCRATCH
@@ -55,13 +56,16 @@ class _MergeStats(beam.CombineFn):
 
     def create_accumulator(self) -> dict:
         return {"files": [], "train": TrainStats(), "splits": {s: SplitCounts() for s in schemas.SPLITS},
-                "excluded": 0, "pool": None, "held_out": set()}
+                "excluded": 0, "pool": None, "held_out": set(), "readings": None}
 
     @staticmethod
-    def _add_augmentation(acc: dict, pool: SubstitutionPool | None, held_out: set[int]) -> None:
+    def _add_augmentation(acc: dict, pool: SubstitutionPool | None, held_out: set[int],
+                          readings: LeadingReadings | None) -> None:
         if pool is not None:
             acc["pool"] = pool if acc["pool"] is None else acc["pool"].merge(pool)
         acc["held_out"] |= held_out
+        if readings is not None:
+            acc["readings"] = readings if acc["readings"] is None else acc["readings"].merge(readings)
 
     def add_input(self, acc: dict, stats: FileStats) -> dict:
         report = stats.report
@@ -77,7 +81,7 @@ class _MergeStats(beam.CombineFn):
         for split, counts in stats.splits.items():
             acc["splits"][split].merge(counts)
         acc["excluded"] += stats.excluded
-        self._add_augmentation(acc, stats.pool, stats.held_out)
+        self._add_augmentation(acc, stats.pool, stats.held_out, stats.readings)
         return acc
 
     def merge_accumulators(self, accumulators: Iterable[dict]) -> dict:
@@ -89,7 +93,7 @@ class _MergeStats(beam.CombineFn):
             for split, counts in acc["splits"].items():
                 merged["splits"][split].merge(counts)
             merged["excluded"] += acc["excluded"]
-            self._add_augmentation(merged, acc["pool"], acc["held_out"])
+            self._add_augmentation(merged, acc["pool"], acc["held_out"], acc["readings"])
         return merged
 
     def extract_output(self, acc: dict) -> dict:
@@ -120,16 +124,17 @@ class _MergeCounts(beam.CombineFn):
 
 
 class _ParseFn(beam.DoFn):
-    def __init__(self, config: BuildConfig, total: int) -> None:
+    def __init__(self, config: BuildConfig, total: int, leading: frozenset[str]) -> None:
         self._config = config
         self._total = total
+        self._leading = leading
 
     def process(self, item: tuple[int, InputFile]):
         index, source = item
         start = time.monotonic()
         cache = cache_path(self._config.out, index)
         rejects = []
-        for piece in parse_file(source, cache, self._config, index):
+        for piece in parse_file(source, cache, self._config, index, self._leading):
             if isinstance(piece, FileStats):
                 log(f"pass 1/2 (read, split, count) · file {index + 1}/{self._total} · {source.source} · "
                     f"{piece.report.records:,} records · {time.monotonic() - start:.1f}s")
@@ -179,12 +184,12 @@ class _BuildFn(beam.DoFn):
         self._total = total
 
     def process(self, item: tuple[InputFile, str], plan: SamplingPlan, augmentation: Augmentation | None = None,
-                synthesis: Synthesis | None = None):
+                synthesis: Synthesis | None = None, deference: Deference | None = None):
         source, cache = item
         start = time.monotonic()
         rows = 0
         pieces = PendingPieces()
-        for piece in build_file(source, cache, self._config, plan, augmentation, synthesis):
+        for piece in build_file(source, cache, self._config, plan, augmentation, synthesis, deference):
             if isinstance(piece, FileOutput):
                 pairs, piece.pairs = piece.pairs, None
                 yield beam.pvalue.TaggedOutput("counts", piece)
@@ -264,9 +269,16 @@ def synthesis_plan(stats: dict, config: BuildConfig) -> Synthesis | None:
                       config.synthesize_below, config.seed, readings, committed, tables)
 
 
+def deference_plan(stats: dict, config: BuildConfig, leading: frozenset[str]) -> Deference | None:
+    """What pass 2 needs to defer later inputs to the first one's readings (None without --defer-to-first)."""
+    return Deference.of(leading, stats["readings"]) if config.defer_to_first else None
+
+
 def _save_state(_, path: str, stats: dict, plan: SamplingPlan, counts: dict, written: list,
-                augmentation: Augmentation | None = None, synthesis: Synthesis | None = None) -> None:
+                augmentation: Augmentation | None = None, synthesis: Synthesis | None = None,
+                leading: frozenset[str] = frozenset()) -> None:
     state = {
+        "leading": sorted(leading),
         "files": stats["files"],
         "excluded": stats["excluded"],
         "tokens": {s: _split_json(c) for s, c in stats["splits"].items()},
@@ -302,11 +314,14 @@ def _split_json(counts: SplitCounts) -> dict:
         "substituted": counts.substituted,
         "augmented_dropped": counts.augmented_dropped,
         "synthesized": dict(sorted(counts.synthesized.items())),
+        "deferred": dict(sorted(counts.deferred.items())),
     }
 
 
-def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, workers: int | None) -> dict | None:
-    """Run the build pipeline; return the build state (None for a dry run that submits nothing).
+def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, workers: int | None,
+                 leading: frozenset[str] = frozenset()) -> dict | None:
+    """Run the build pipeline; return the build state (None for a dry run that submits nothing). `leading`: with
+    --defer-to-first, the sources of the first input's files.
 
     The scratch folder (pass-1 caches, shard pieces, the state file) lives under --out (never on a worker's
     disk) and is removed once, by the driver, when the run has ended (also when it failed: a job still running
@@ -317,16 +332,18 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
     scratch = join(config.out, CACHE_DIR)
     pipeline = make_pipeline(options)
     files_pc = pipeline | "Files" >> beam.Create(items) | "Spread" >> beam.Reshuffle()
-    parsed = files_pc | "Parse" >> beam.ParDo(_ParseFn(config, total)).with_outputs("rejects", main="stats")
+    parsed = files_pc | "Parse" >> beam.ParDo(_ParseFn(config, total, leading)).with_outputs("rejects", main="stats")
     stats = parsed.stats | "MergeStatistics" >> beam.CombineGlobally(_MergeStats(config))
     plan = stats | "Plan" >> beam.Map(lambda s: make_plan(s["train"], config.sampling))
     augmentation = stats | "Augmentation" >> beam.Map(augmentation_plan, config)
     synthesis = stats | "Synthesis" >> beam.Map(synthesis_plan, config)
+    deference = stats | "Deference" >> beam.Map(deference_plan, config, leading)
     caches = (parsed.stats | "Caches" >> beam.Map(lambda s: (InputFile(s.path, s.size, s.source, s.key_name), s.cache))
               | "SpreadCaches" >> beam.Reshuffle())
     built = caches | "BuildExamples" >> beam.ParDo(
         _BuildFn(config, total), plan=beam.pvalue.AsSingleton(plan),
         augmentation=beam.pvalue.AsSingleton(augmentation), synthesis=beam.pvalue.AsSingleton(synthesis),
+        deference=beam.pvalue.AsSingleton(deference),
     ).with_outputs("counts", "pairs", main="tables")
     pairs = built.pairs | "CountPairs" >> CountPairs(shards)
     layout = {"examples": shards, "sentences": shards, "positive_pairs": shards, "rejects": 1}
@@ -337,7 +354,8 @@ def run_pipeline(config: BuildConfig, files: list[InputFile], shards: int, worke
     _ = (pipeline | "Finish" >> beam.Create([None]) | "SaveState" >> beam.Map(
         _save_state, state_path, stats=beam.pvalue.AsSingleton(stats), plan=beam.pvalue.AsSingleton(plan),
         counts=beam.pvalue.AsSingleton(counts), written=beam.pvalue.AsList(written),
-        augmentation=beam.pvalue.AsSingleton(augmentation), synthesis=beam.pvalue.AsSingleton(synthesis)))
+        augmentation=beam.pvalue.AsSingleton(augmentation), synthesis=beam.pvalue.AsSingleton(synthesis),
+        leading=leading))
     result = None
     try:
         with quiet_worker_errors(), few_malloc_arenas(), trimming():

@@ -42,6 +42,7 @@ class BuildConfig:
     augment_sentences: int = 0  # extra substituted copies of each train sentence (`generators.augmentation`)
     synthesize: int = 0  # grammar-synthesized train examples per rare class (`generators.synthesis`; 0: off)
     synthesize_below: int = 100  # a class is rare below this many train tokens
+    defer_to_first: bool = False  # later inputs' train tokens the first input reads otherwise left out
     restore_tokens: bool = True  # aligned text: join split pieces back into Kestrel's multi-word tokens
     input_format: str = "auto"  # auto | tsv | csv | aligned (auto: detected per file, `readers.detect_flavour`)
     allow_empty: bool = False  # commit a dataset even when no input record reached a split

@@ -131,6 +131,10 @@ def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool =
 
     start = time.monotonic()
     files, repeated = resolve_inputs(list(config.inputs))
+    first = {file_identity(path) for path, _ in expand(config.inputs[0])} if config.defer_to_first else set()
+    if config.defer_to_first and all(file_identity(path) in first for path, _ in files):
+        raise BuildError(f"--defer-to-first: every input file is the first input's ({config.inputs[0]}); name another "
+                         "input to defer to it")
     for path, times in repeated.items():
         log(f"{path}: named {times} times; read once")
     try:
@@ -147,7 +151,9 @@ def run_build(config: BuildConfig, workers: int | None = None, overwrite: bool =
         f"split {mode}, {shards} shard(s)")
     try:
         with quiet_library_logs():
-            state = run_pipeline(config, name_inputs(files), shards, workers)
+            named = name_inputs(files)
+            leading = frozenset(f.source for f in named if file_identity(f.path) in first)
+            state = run_pipeline(config, named, shards, workers, leading)
     except BaseException as error:
         if interrupted(error):
             raise Interrupted(f"interrupted; {config.out} left incomplete") from error

@@ -22,6 +22,7 @@ from tnforge.class_inference import ClassInference
 from tnforge.filesystems import open_arrow_file, write_atomically
 from tnforge.generators.augmentation import Augmentation, SubstitutionPool, augment
 from tnforge.generators.grammar_classes import GrammarClasses
+from tnforge.generators.leading_readings import Deference, LeadingReadings
 from tnforge.generators.sampling import SamplingPlan, TrainStats, sample_hashes, upsample_group
 from tnforge.generators.synthesis import Synthesis, chosen_forms
 from tnforge.hashing import key64, stable_hash64
@@ -55,6 +56,7 @@ class SplitCounts:
     substituted: int = 0  # tokens substituted in them
     augmented_dropped: int = 0  # copies that read like a dev or test sentence, left out
     synthesized: Counter = field(default_factory=Counter)  # --synthesize: examples placed, by class (train only)
+    deferred: Counter = field(default_factory=Counter)  # --defer-to-first: tokens left out, by class (train only)
 
     def merge(self, other: SplitCounts) -> SplitCounts:
         self.tokens.update(other.tokens)
@@ -68,6 +70,7 @@ class SplitCounts:
         self.substituted += other.substituted
         self.augmented_dropped += other.augmented_dropped
         self.synthesized.update(other.synthesized)
+        self.deferred.update(other.deferred)
         return self
 
 
@@ -88,6 +91,7 @@ class FileStats:
     train: TrainStats = field(default_factory=TrainStats)
     pool: SubstitutionPool | None = None  # --augment-sentences: this file's substitutes
     held_out: set[int] = field(default_factory=set)  # --augment-sentences: dev/test sentence text hashes
+    readings: LeadingReadings | None = None  # --defer-to-first: the leading input's train readings
 
 
 def _value_counts(values: pa.Array) -> Counter:
@@ -112,8 +116,11 @@ def _route(block: TokenBlock, config: BuildConfig, file_split: str | None) -> tu
     return hashes, codes
 
 
-def parse_file(source: InputFile, cache: str, config: BuildConfig, index: int = 0) -> Iterator[FileStats | pa.Table]:
-    """Pass 1: yield reject tables as found, then the file's FileStats; the parsed tokens go to `cache`."""
+def parse_file(source: InputFile, cache: str, config: BuildConfig, index: int = 0,
+               leading: frozenset[str] = frozenset()) -> Iterator[FileStats | pa.Table]:
+    """Pass 1: yield reject tables as found, then the file's FileStats; the parsed tokens go to `cache`. A file of
+    the leading input (`leading` sources, with --defer-to-first) also gathers its train readings, and alone
+    gives the substitutes that augmentation and synthesis draw from (and learn conventions from)."""
     path = source.path
     report = FileReport(path)
     stats = FileStats(path, source.size, cache, index, source.source, source.key_name, report=report)
@@ -121,8 +128,11 @@ def parse_file(source: InputFile, cache: str, config: BuildConfig, index: int = 
     base = stable_hash64(source.key_name)
     options = config.sampling
     file_split = config.split_rule.file_split(path) if config.split == "standard" else None
+    follows = config.defer_to_first and source.source not in leading
     if config.augment_sentences or config.synthesize:
         stats.pool = SubstitutionPool(seed=config.seed)
+    if config.defer_to_first and not follows:
+        stats.readings = LeadingReadings()
     with write_atomically(cache) as handle, pa.ipc.new_file(handle, CACHE_SCHEMA) as writer:
         for item in read_corpus_file(path, report, config.max_token_chars, digest, source.source,
                                      flavour=config.input_format,
@@ -156,10 +166,12 @@ def parse_file(source: InputFile, cache: str, config: BuildConfig, index: int = 
             if stats.pool is not None:
                 held_out = np.isin(sentence_codes, [SPLIT_CODES["dev"], SPLIT_CODES["test"]])
                 stats.held_out.update(np.asarray(hashes, dtype=np.uint64)[held_out].tolist())
-                chosen = pa.array(train & ~trivial)
+                chosen = pa.array(train & ~trivial & (not follows))
                 stats.pool.add(item.classes.filter(chosen), item.befores.filter(chosen), item.afters.filter(chosen))
             if not train.any():
                 continue
+            if stats.readings is not None:
+                stats.readings.add(item.befores.filter(pa.array(train)), item.afters.filter(pa.array(train)))
             u = sample_hashes(_keys(base, sentence_ids, token_index), config.seed)
             stats.train.add_trivial(u[train & trivial])
             nontrivial = train & ~trivial
@@ -219,11 +231,12 @@ def _sides(window: str) -> tuple[str, str]:
 
 def build_file(
     input_file: InputFile, cache: str, config: BuildConfig, plan: SamplingPlan,
-    augmentation: Augmentation | None = None, synthesis: Synthesis | None = None,
+    augmentation: Augmentation | None = None, synthesis: Synthesis | None = None, deference: Deference | None = None,
 ) -> Iterator[tuple[tuple[str, str], pa.Table] | FileOutput]:
     """Pass 2: yield non-empty ((dataset, split), table) pieces, then the file's FileOutput. With
     `augmentation`, the train split's sentences also get their augmented copies (sentences only); with
-    `synthesis`, the train tokens of its rare classes get synthesized examples (examples only)."""
+    `synthesis`, the train tokens of its rare classes get synthesized examples (examples only); with
+    `deference`, train tokens the leading input reads otherwise are left out of examples and pairs."""
     source = input_file.source
     base = stable_hash64(input_file.key_name)
     output = FileOutput()
@@ -238,9 +251,11 @@ def build_file(
         u = sample_hashes(keys, config.seed)
         trivial = pc.is_in(afters, value_set=_TRIVIAL).to_numpy(zero_copy_only=False)
         train = codes == SPLIT_CODES["train"]
+        deferred = train & deference.deferred(source, befores, afters) if deference else np.zeros(len(codes), bool)
         keep = (codes == SPLIT_CODES["dev"]) | (codes == SPLIT_CODES["test"]) | (train & ~trivial)
         train_trivial = np.nonzero(train & trivial)[0]
         keep[train_trivial[plan.keep_trivial(u[train_trivial])]] = True
+        keep &= ~deferred
         repeat = np.ones(len(keep), dtype=np.int64)
         if len(copies_u):
             for i in np.nonzero(train & ~trivial & np.isin(u, copies_u))[0]:
@@ -271,7 +286,8 @@ def build_file(
             if not in_split.any():
                 continue
             counts = output.splits[name]
-            counts.sampled_out += int((in_split & ~keep).sum())
+            counts.sampled_out += int((in_split & ~keep & ~deferred).sum())
+            counts.deferred.update(_value_counts(classes.filter(pa.array(in_split & deferred))))
             counts.copies += int((repeat[in_split & keep] - 1).sum())
             part = examples.filter(pa.array(codes[rows] == code))
             counts.examples.update(_value_counts(part.column("class")))
@@ -285,8 +301,9 @@ def build_file(
                 yield from _augmented(batch.filter(pa.array(in_split)), trivial[in_split], input_file,
                                       augmentation, counts)
             if name == "train" and synthesis is not None and synthesis.forms:
-                yield from _synthesized(batch, in_split & ~trivial, input_file, synthesis, config.window, counts)
-        pairs_mask = pa.array(~trivial & (codes != SPLIT_CODES[EXCLUDED]))
+                yield from _synthesized(batch, in_split & ~trivial & ~deferred, input_file, synthesis, config.window,
+                                        counts)
+        pairs_mask = pa.array(~trivial & ~deferred & (codes != SPLIT_CODES[EXCLUDED]))
         pair_tables.append(pa.table({
             "split": pa.array(np.asarray(SPLIT_NAMES, dtype=object)[codes], pa.string()).filter(pairs_mask),
             "class": classes.filter(pairs_mask), "before": befores.filter(pairs_mask),

@@ -41,6 +41,7 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
     rejected = sum(n for reason, n in rejects.items() if reason not in FILE_LEVEL_REASONS)
     inference = class_inference(state["files"])
     joined = inference["restored_lines"] if inference else 0
+    deferred = sum(state["examples"]["train"].get("deferred", {}).values())
     accounting = {
         "input_records": records,
         "kept": kept,
@@ -51,7 +52,9 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
     }
     if inference:
         accounting["joined"] = joined  # aligned text's split pieces joined into the token before them
-    accounting["reconciles"] = records == kept + sampled_out + state["excluded"] + rejected + joined
+    if config.defer_to_first:
+        accounting["deferred"] = deferred  # later inputs' train tokens the first input reads otherwise
+    accounting["reconciles"] = records == kept + sampled_out + deferred + state["excluded"] + rejected + joined
     plan = state["plan"]
     measure_units = {k.split(":", 1)[1]: v for k, v in plan["upsampled"].items() if k.startswith("measure:")}
     datasets: dict[str, dict | int] = {}
@@ -104,6 +107,12 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
             "below": config.synthesize_below,
             "examples": state["examples"]["train"].get("synthesized", {}),
             **(state.get("synthesis") or {}),
+        }
+    if config.defer_to_first:
+        manifest["deference"] = {
+            "leading": state.get("leading", []),
+            "deferred": state["examples"]["train"].get("deferred", {}),
+            "left_out_of": "examples and positive pairs (train split); kept as context and in sentences",
         }
     if config.split == "standard":
         manifest["standard_split"] = {
@@ -211,10 +220,18 @@ def summary_table(manifest: dict) -> str:
             f"synthesized train examples (--synthesize {synthesis['per_class']}, classes below "
             f"{synthesis['below']} train tokens): {sum(synthesis['examples'].values()):,} ({placed or 'none'}); "
             "examples only, source SOURCE#synthesized, counted in the copies of the accounting")
+    deference = manifest.get("deference")
+    if deference:
+        left = ", ".join(f"{cls} {n:,}" for cls, n in sorted(deference["deferred"].items()))
+        lines.append(
+            f"deferred to the first input ({', '.join(deference['leading'])}; --defer-to-first): "
+            f"{sum(deference['deferred'].values()):,} train tokens of later inputs that it reads otherwise "
+            f"({left or 'none'}); left out of examples and pairs, kept as context and in sentences")
     acc = manifest["accounting"]
     joined = f" + joined {acc['joined']:,}" if "joined" in acc else ""
+    deferred = f" + deferred {acc['deferred']:,}" if "deferred" in acc else ""
     lines.append(
-        f"records {acc['input_records']:,} = kept {acc['kept']:,} + sampled out {acc['sampled_out']:,} + "
+        f"records {acc['input_records']:,} = kept {acc['kept']:,} + sampled out {acc['sampled_out']:,}{deferred} + "
         f"excluded {acc['excluded']:,} + rejected {acc['rejected']:,}{joined}  "
         f"[{'reconciles' if acc['reconciles'] else 'DOES NOT RECONCILE'}]"
     )

@@ -197,6 +197,10 @@ def build_notes(manifest: dict) -> list[str]:
     if synthesized:
         notes.append(f"the train examples include {sum(synthesized.values()):,} grammar-synthesized ones (source "
                      "SOURCE#synthesized; counted with the copies, left out of the trivial share)")
+    deference = manifest.get("deference")
+    if deference:
+        notes.append(f"{sum(deference['deferred'].values()):,} train tokens of later inputs were left out of the "
+                     f"examples and pairs: {', '.join(deference['leading'])} reads them otherwise (--defer-to-first)")
     return notes
 
 

@@ -41,18 +41,18 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
               help="At most this many up-sampling copies of one token (0: no cap).")
 @click.option("--seed", default=B.seed, type=click.IntRange(0),
               help="Seed of the stable hashes behind splits and sampling.")
-@click.option("--shards", default=B.shards, type=click.IntRange(0),
-              help="Parquet shards per split (0: from input size).")
+@click.option("--shards", default=B.shards, type=click.IntRange(0), help="Parquet shards per split (0: from input size).")
 @click.option("--augment-sentences", default=B.augment_sentences, type=click.IntRange(0), metavar="N",
               help="Add N copies of each train sentence, its non-trivial tokens replaced by train tokens of the "
                    "same class with their readings (sentences dataset only; source SOURCE#augment-N).")
 @click.option("--synthesize", default=B.synthesize, type=click.IntRange(0), metavar="N",
-              help="About N grammar-synthesized train examples for each rare class (MONEY, TELEPHONE, "
-                   "FRACTION…: fewer than --synthesize-below train tokens), placed into its train sentences, "
-                   "read as the train split's conventions choose among the grammar's readings (examples "
-                   "dataset only; source SOURCE#synthesized; needs the grammar). 0: off.")
+              help="About N grammar-synthesized train examples for each rare class (fewer than --synthesize-below "
+                   "train tokens), placed into its train sentences, read as the train split's conventions choose "
+                   "among the grammar's readings (examples only; source SOURCE#synthesized; needs the grammar).")
 @click.option("--synthesize-below", default=B.synthesize_below, type=click.IntRange(1), metavar="COUNT",
               help="A class is rare (for --synthesize) below this many train tokens.")
+@click.option("--defer-to-first", is_flag=True, help="Leave out later inputs' train tokens that the first input reads "
+              "otherwise (kept as context); augmentation and synthesis learn from the first input alone.")
 @click.option("--input-format", type=click.Choice(FLAVOURS), default=B.input_format,
               help="Input flavour: auto (per file: Kaggle header → csv, 2 fields → aligned, else tsv), tsv "
                    "(CLASS, before, after), csv, aligned (before, after: classes inferred).")
