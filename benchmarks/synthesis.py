@@ -91,8 +91,9 @@ def main() -> None:
                         help="seed of a second run without synthesis (the trainer's default is 13): what the same "
                              "tests say between two trainings on the same data (0: none)")
     parser.add_argument("--plus", type=Path, help="another corpus (e.g. ../shared/data/proteno_en/train.tsv): the "
-                        "sample plus it built and trained without and with the largest count, scored the same way")
-    parser.add_argument("--plus-minutes", type=float, default=15.0, help="training budget of each --plus run")
+                        "sample plus it built without and with the largest count and --defer-to-first, trained and "
+                        "scored the same way")
+    parser.add_argument("--plus-epochs", type=int, default=8, help="epochs of each --plus run")
     parser.add_argument("--write-docs", type=Path, help="write the results page (Markdown) here")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
@@ -137,66 +138,91 @@ def main() -> None:
             print(json.dumps({"count": n, "on": where, "accuracy": report["tokens"]["accuracy"],
                               "nontrivial": report["nontrivial"]["accuracy"],
                               "unrecoverable": report.get("unrecoverable"), "errors": len(report["errors"])}))
-    plus = plus_corpus(args, max(counts), data[counts[0]], bundled) if args.plus else None
+    plus = plus_corpus(args, max(counts), bundled) if args.plus else None
     summary = {"machine": machine("cpu"), "date": datetime.date.today().isoformat(),
                "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
                "settings": {k: str(v) for k, v in vars(args).items()}, "counts": counts}
     if args.write_docs:
         args.write_docs.write_text(page(summary, results, args, noise, plus), encoding="utf-8")
         args.write_docs.with_suffix(".json").write_text(json.dumps(
-            {"summary": summary, "figures": {str(n): {w: {"accuracy": r[w]["tokens"]["accuracy"],
-                                                          "nontrivial": r[w]["nontrivial"]["accuracy"],
-                                                          "unrecoverable": r[w].get("unrecoverable"),
-                                                          "per_class": per_class(r[w])}
-                                                      for w in ("test", "bundled")}
-                                             for n, r in results.items()}}, indent=1) + "\n")
+            {"summary": summary, "figures": {str(n): figures(r) for n, r in results.items()},
+             "plus": {n: figures(r) for n, r in (plus or {}).items()}}, indent=1) + "\n")
 
 
-def plus_corpus(args: argparse.Namespace, count: int, sample: Path, bundled: Path) -> dict:
-    """The sample plus `args.plus` built (hash split) without and with `--synthesize count`, trained side by side
-    for `args.plus_minutes` each, evaluated on the sample's own test split and on the bundled sample."""
-    data = {n: built(args.work / f"plus-{n}", str(SAMPLE), str(args.plus), "--split", "hash",
-                     *(["--synthesize", str(n), "--synthesize-below", str(args.below)] if n else []))
-            for n in (0, count)}
-    runs = {n: args.work / f"plus-run-{n}" for n in data}
+def figures(result: dict) -> dict:
+    """A run's headline figures on both sets, for the JSON beside the page."""
+    return {w: {"accuracy": result[w]["tokens"]["accuracy"], "nontrivial": result[w]["nontrivial"]["accuracy"],
+                "unrecoverable": result[w].get("unrecoverable"), "per_class": per_class(result[w])}
+            for w in ("test", "bundled")}
+
+
+#: The --plus builds of the sample and the other corpus: name → (synthesis on, --defer-to-first), in page order.
+PLUS = {"+ corpus": (False, False), "+ corpus, deferred": (False, True), "+ corpus, synthesis": (True, False),
+        "+ corpus, synthesis, deferred": (True, True)}
+#: Paired comparisons of the --plus section: (what it tells, from, to).
+PLUS_PAIRS = (("+ corpus vs alone", None, "+ corpus"), ("deferred vs not", "+ corpus", "+ corpus, deferred"),
+              ("synthesis vs not", "+ corpus", "+ corpus, synthesis"),
+              ("deferred vs not, with synthesis", "+ corpus, synthesis", "+ corpus, synthesis, deferred"))
+
+
+def plus_corpus(args: argparse.Namespace, count: int, bundled: Path) -> dict:
+    """The sample plus `args.plus` built (hash split) without and with `--synthesize count` and
+    `--defer-to-first`, trained side by side for `args.plus_epochs` epochs each, evaluated on the sample's own
+    test split and on the bundled sample."""
+    data, runs = {}, {}
+    for name, (synthesis, defer) in PLUS.items():
+        tag = f"{count if synthesis else 0}{'-deferred' if defer else ''}"
+        data[name] = built(args.work / f"plus-{tag}", str(SAMPLE), str(args.plus), "--split", "hash",
+                           *(["--synthesize", str(count), "--synthesize-below", str(args.below)] if synthesis else []),
+                           *(["--defer-to-first"] if defer else []))
+        runs[name] = args.work / f"plus-run-{tag}-{args.plus_epochs}epochs"
     training = [subprocess.Popen([sys.executable, "-m", "tnforge", "train", "seq2seq", "--data", str(data[n]), "--out",
-                                  str(runs[n]), "--max-minutes", str(args.plus_minutes), "--threads", "1", "--device",
-                                  "cpu", "--no-progress", "--overwrite"], stdout=subprocess.DEVNULL)
+                                  str(runs[n]), "--epochs", str(args.plus_epochs), "--max-minutes", "0", "--threads",
+                                  "1", "--device", "cpu", "--no-progress", "--overwrite"], stdout=subprocess.DEVNULL)
                 for n in data if not (runs[n] / "best.pt").exists()]
     if any(process.wait() for process in training):
         sys.exit("a training run failed")
-    return {n: {"test": evaluate(runs[n], sample, "test", runs[n] / "eval-test"),
-                "bundled": evaluate(runs[n], bundled, "train", runs[n] / "eval-bundled"),
-                "train_tokens": json.loads((data[n] / "manifest.json").read_text())["splits"]["train"]["tokens"],
-                "steps": [json.loads(line) for line in (runs[n] / "metrics.jsonl").read_text().splitlines()][-1].get(
-                    "step")} for n in data}
+    out = {}
+    for n in data:
+        manifest = json.loads((data[n] / "manifest.json").read_text())
+        out[n] = {"test": evaluate(runs[n], data[n], "test", runs[n] / "eval-test"),
+                  "bundled": evaluate(runs[n], bundled, "train", runs[n] / "eval-bundled"),
+                  "train_tokens": manifest["splits"]["train"]["tokens"],
+                  "deferred": (manifest.get("deference") or {}).get("deferred", {}),
+                  "steps": [json.loads(line) for line in (runs[n] / "metrics.jsonl").read_text().splitlines()][-1].get(
+                      "step")}
+    return out
 
 
 def plus_lines(results: dict, plus: dict, args: argparse.Namespace) -> list[str]:
-    """The sample alone, the sample plus the other corpus, and that with synthesis, per class on both sets."""
-    count = max(plus)
+    """The sample alone, then with the other corpus: without and with synthesis, without and with the sample's
+    conventions leading (`--defer-to-first`), per class on both sets."""
+    count = max(results)
+    rows = {None: results[min(results)], **plus}
+    deferred = plus["+ corpus, deferred"]["deferred"]
     out = ["## The sample plus another corpus", "",
            f"The shared sample plus `{args.plus.name}` ({args.plus.parent.name}: classes inferred at build time), "
-           f"built (hash split) without and with `--synthesize {count}`, each trained {args.plus_minutes:g} minutes "
-           "side by side (one torch thread each) and scored on the sample's own test split (the sample's sentences "
-           "keep their split: the hash is of each file's sentences) and on the bundled sample. The sample alone: "
-           "the run without synthesis above.", ""]
+           f"built (hash split) without and with `--synthesize {count}`, and without and with `--defer-to-first` "
+           "(the sample leads: a train token of the other corpus whose written form the sample's train split reads, "
+           "but never as this token is read, is left out of the examples; it stays as context), each trained "
+           f"{args.plus_epochs} epochs side by side (one torch thread each) and scored on the sample's own test split "
+           "(the sample's sentences keep their split: the hash is of each file's sentences) and on the bundled "
+           "sample. The sample alone: the run without synthesis above.", "",
+           f"Deferred to the sample: {sum(deferred.values()):,} train tokens of the other corpus ("
+           + ", ".join(f"{cls} {n:,}" for cls, n in sorted(deferred.items())) + ").", ""]
     for where, title in (("bundled", "the bundled sample"), ("test", "the shared sample's test split")):
-        out += [f"### On {title}", "", "| class | sample alone | sample + corpus | sample + corpus, "
-                f"--synthesize {count} | + corpus vs alone: fixed / broken, p | synthesis vs not: fixed / broken, p |",
-                "|---|---|---|---|---|---|"]
-        for cls in sorted(per_class(results[0][where])):
-            row = [per_class(r[where]).get(cls, (0, 0)) for r in (results[0], plus[0], plus[count])]
-            a = paired(results[0][where], plus[0][where], cls)
-            b = paired(plus[0][where], plus[count][where], cls)
-            out.append(f"| {'**' + cls + '**' if cls in RARE else cls} | " + " | ".join(cell(*r) for r in row)
-                       + f" | {a[0]} / {a[1]}, {a[2]:.3g} | {b[0]} / {b[1]}, {b[2]:.3g} |")
-        nontrivial = [(r[where]["nontrivial"]["correct"], r[where]["nontrivial"]["count"])
-                      for r in (results[0], plus[0], plus[count])]
-        out += ["", "- non-trivial tokens: " + "; ".join(f"{name}: {cell(*c)}" for name, c in zip(
-            ("alone", "+ corpus", f"+ corpus, {count}"), nontrivial, strict=True)), ""]
-    out += ["Training steps reached: " + "; ".join(f"{'+ corpus' if n == 0 else f'+ corpus, {n}'}: {plus[n]['steps']}"
-                                                   for n in plus) + ".", ""]
+        out += [f"### On {title}", "", "| class | sample alone | " + " | ".join(f"sample {n}" for n in PLUS) + " | "
+                + " | ".join(f"{label}: fixed / broken, p" for label, _, _ in PLUS_PAIRS) + " |",
+                "|---|---|" + "---|" * (len(PLUS) + len(PLUS_PAIRS))]
+        for cls in sorted(per_class(results[min(results)][where])):
+            cells = [cell(*per_class(r[where]).get(cls, (0, 0))) for r in rows.values()]
+            tests = [paired(rows[a][where], rows[b][where], cls) for _, a, b in PLUS_PAIRS]
+            out.append(f"| {'**' + cls + '**' if cls in RARE else cls} | " + " | ".join(cells) + " | "
+                       + " | ".join(f"{f} / {b}, {p:.3g}" for f, b, p in tests) + " |")
+        nontrivial = [(r[where]["nontrivial"]["correct"], r[where]["nontrivial"]["count"]) for r in rows.values()]
+        out += ["", "- non-trivial tokens: " + "; ".join(f"{name or 'sample alone'}: {cell(*c)}" for name, c in zip(
+            rows, nontrivial, strict=True)), ""]
+    out += ["Training steps reached: " + "; ".join(f"{n}: {plus[n]['steps']}" for n in plus) + ".", ""]
     return out
 
 
@@ -330,7 +356,7 @@ def page(summary: dict, results: dict, args: argparse.Namespace, noise: dict | N
                                                         for n in counts) + ".", "",
               "Reproduce: `python benchmarks/synthesis.py --work /tmp/tnforge-bench-synthesis "
               f"--counts {args.counts} {'--epochs ' + str(args.epochs) if args.epochs else '--minutes ' + format(args.minutes, 'g')} "
-              + (f"--plus {args.plus} --plus-minutes {args.plus_minutes:g} " if args.plus else "")
+              + (f"--plus {args.plus} --plus-epochs {args.plus_epochs} " if args.plus else "")
               + "--write-docs docs/results/synthesis.md`.", ""]
     return "\n".join(lines)
 

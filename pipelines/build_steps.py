@@ -235,7 +235,7 @@ def build_file(
 ) -> Iterator[tuple[tuple[str, str], pa.Table] | FileOutput]:
     """Pass 2: yield non-empty ((dataset, split), table) pieces, then the file's FileOutput. With
     `augmentation`, the train split's sentences also get their augmented copies (sentences only); with
-    `synthesis`, the train tokens of its rare classes get synthesized examples (examples only); with
+    `synthesis`, the train tokens of its rare classes get synthesized examples (and their positive pairs); with
     `deference`, train tokens the leading input reads otherwise are left out of examples and pairs."""
     source = input_file.source
     base = stable_hash64(input_file.key_name)
@@ -301,8 +301,11 @@ def build_file(
                 yield from _augmented(batch.filter(pa.array(in_split)), trivial[in_split], input_file,
                                       augmentation, counts)
             if name == "train" and synthesis is not None and synthesis.forms:
-                yield from _synthesized(batch, in_split & ~trivial & ~deferred, input_file, synthesis, config.window,
-                                        counts)
+                for piece in _synthesized(batch, in_split & ~trivial & ~deferred, input_file, synthesis, config.window,
+                                          counts):
+                    yield piece
+                    if piece[0][0] == "examples":  # their pairs join the positives: negatives and DEs learn them
+                        pair_tables.append(piece[1].select(["split", "class", "before", "after"]))
         pairs_mask = pa.array(~trivial & ~deferred & (codes != SPLIT_CODES[EXCLUDED]))
         pair_tables.append(pa.table({
             "split": pa.array(np.asarray(SPLIT_NAMES, dtype=object)[codes], pa.string()).filter(pairs_mask),

@@ -219,7 +219,7 @@ def summary_table(manifest: dict) -> str:
         lines.append(
             f"synthesized train examples (--synthesize {synthesis['per_class']}, classes below "
             f"{synthesis['below']} train tokens): {sum(synthesis['examples'].values()):,} ({placed or 'none'}); "
-            "examples only, source SOURCE#synthesized, counted in the copies of the accounting")
+            "examples and positive pairs, source SOURCE#synthesized, counted in the copies of the accounting")
     deference = manifest.get("deference")
     if deference:
         left = ", ".join(f"{cls} {n:,}" for cls, n in sorted(deference["deferred"].items()))

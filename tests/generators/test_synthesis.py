@@ -128,6 +128,21 @@ def test_the_build_places_marked_licensed_examples_of_the_rare_classes_in_train_
     assert not set(marked.column("before").to_pylist()) <= set(originals.column("before").to_pylist())
 
 
+def test_synthesized_pairs_join_the_train_positives_with_their_counts(synthesized):
+    """Negatives (and the dual encoders trained on them) learn the rare classes from the synthesized pairs too."""
+    examples = datasets.read_dataset(synthesized, "examples").to_pylist()
+    positives = datasets.read_dataset(synthesized, "positive_pairs").to_pylist()
+    wanted = Counter((r["split"], r["class"], r["before"], r["after"]) for r in examples
+                     if not r["trivial"] and r["copy"] == 0 or is_synthesized(r["source"]))
+    found = {(r["split"], r["class"], r["before"], r["after"]): r["count"] for r in positives}
+    synthesized_pairs = {(r["split"], r["class"], r["before"], r["after"]) for r in examples if is_synthesized(r["source"])}
+    assert synthesized_pairs and all(found.get(pair, 0) >= wanted[pair] for pair in synthesized_pairs)
+    assert {pair[0] for pair in synthesized_pairs} == {"train"}
+    only_synthesized = synthesized_pairs - {(r["split"], r["class"], r["before"], r["after"]) for r in examples
+                                            if not is_synthesized(r["source"])}
+    assert only_synthesized and all(found[pair] == wanted[pair] for pair in only_synthesized)
+
+
 def test_the_same_bytes_again_and_with_two_workers_and_validation_knows_them(synthesized, tmp_path):
     again = tmp_path / "again"
     result = CliRunner().invoke(cli, ["build", "--out", str(again), "--synthesize", "60", "--workers", "2"])

@@ -48,7 +48,7 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
 @click.option("--synthesize", default=B.synthesize, type=click.IntRange(0), metavar="N",
               help="About N grammar-synthesized train examples for each rare class (fewer than --synthesize-below "
                    "train tokens), placed into its train sentences, read as the train split's conventions choose "
-                   "among the grammar's readings (examples only; source SOURCE#synthesized; needs the grammar).")
+                   "among the grammar's readings (examples and pairs; source SOURCE#synthesized; needs the grammar).")
 @click.option("--synthesize-below", default=B.synthesize_below, type=click.IntRange(1), metavar="COUNT",
               help="A class is rare (for --synthesize) below this many train tokens.")
 @click.option("--defer-to-first", is_flag=True, help="Leave out later inputs' train tokens that the first input reads "
