@@ -39,8 +39,8 @@ SHARED = ROOT.parent / "shared" / "data" / "en_sample.tsv"
 #: Targets of issue #37 on the reversed shared test split.
 TARGETS = {"sentence_accuracy": 0.95, "meaning_errors_class_right": 0, "sentences_per_s": 300.0}
 #: The routes: the grammar's conventions alone, the inverse model choosing among their candidates, the span tagger
-#: choosing spans and classes.
-ROUTES = ("grammar", "neural", "tagger")
+#: choosing spans and classes, and the span tagger with the inverse model choosing among a tagged span's forms.
+ROUTES = ("grammar", "neural", "tagger", "tagger + model")
 
 
 def built(name: str, corpus: Path | None) -> Path:
@@ -101,10 +101,10 @@ def trained_tagger(name: str, data: Path, minutes: float) -> Path:
 
 
 def gold_tags_bound(router, sentences: list) -> dict:
-    """Sentence accuracy of the tagger route given the gold tags (`reading.inverse_spans.span_tags`): the most a
+    """Sentence accuracy of the tagger route given the gold tags (`tnforge.itn_tags.span_tags`): the most a
     perfect span tagger reaches with the written forms the route then chooses."""
-    from tnforge.reading.inverse_scoring import score_texts
     from tnforge.itn_tags import span_tags
+    from tnforge.reading.inverse_scoring import score_texts
     from tnforge.reading.inverse_spans import read_tagged
 
     written = [" ".join(t.written for t in read_tagged(router, s.words, span_tags(s), router.read(s.words)))
@@ -218,20 +218,28 @@ def measure(name: str, data: Path, split: str, venv: Path, timeout: int, minutes
     grammar = InverseNormalizer.learn(data)
     neural = InverseNormalizer.learn(data, model=model)
     tagged = InverseNormalizer.learn(data, tagger=tagger)
+    both = InverseNormalizer.learn(data, model=model, tagger=tagger)
     row = {"name": name, "data": str(data), "split": split, "train_sentences": grammar.conventions.sentences,
            "model": model_record(model), "tagger": model_record(tagger),
            "routes": {"grammar": route_row(grammar, sentences, ways),
                       "neural": route_row(neural, sentences, ways),
-                      "tagger": route_row(tagged, sentences, ways)},
+                      "tagger": route_row(tagged, sentences, ways),
+                      "tagger + model": route_row(both, sentences, ways)},
            "margin": None if math.isinf(neural.chooser.margin) else neural.chooser.margin, "tuning": neural.tuning,
            "weight": None if math.isinf(tagged.span_tagger.weight) else tagged.span_tagger.weight,
            "tagger_tuning": tagged.tuning,
+           "weight_with_model": None if math.isinf(both.span_tagger.weight) else both.span_tagger.weight,
            "oracle": oracle(grammar.router, sentences), "gold_tags": gold_tags_bound(grammar.router, sentences)}
     gold = [s.written for s in sentences]
     peer = nemo(venv, [s.spoken for s in sentences], timeout)
     if peer is not None:
         row["nemo"] = {**score_texts(gold, peer["written"]), "sentences_per_s": len(sentences) / max(peer["seconds"], 1e-9)}
     return row
+
+
+def _shown(value: float | None) -> str:
+    """A margin or weight as the page shows it (None: ∞)."""
+    return "∞" if value is None else f"{value:g}"
 
 
 def _percent(part: int, whole: int) -> str:
@@ -249,7 +257,8 @@ def markdown(report: dict) -> str:
              "**tagger** route lets a span tagger (`tnforge train span-tagger`, trained on the same train split) say, "
              "per spoken word, whether it is written as spoken or is part of a token of which class written otherwise, "
              "and writes each tagged span in the class's licensed form the train split offers for exactly that span "
-             "(the grammar route's where it reads the span so; the grammar route over the span where there is none).",
+             "(the grammar route's where it reads the span so; the grammar route over the span where there is none); "
+             "**tagger + model**: the same, the inverse model choosing where a tagged span has two such forms or more.",
              "",
              "**Scoring.** Written texts are compared lower-cased, every punctuation character (Unicode category P) "
              "made a space, split on whitespace (`$`, `%`, `°` kept): a sentence is right when its words equal the "
@@ -336,10 +345,11 @@ def markdown(report: dict) -> str:
               "0, 0.5, 1, 2, 3, 4, 6, 8, 12 and ∞ — ∞ is the grammar route itself; the largest of equals). "
               "**Weight**: the tagger route adds this to the log-probability of the grammar route's own tag of each "
               "word before decoding the tags (chosen on the dev split among 0, 0.5, 1, 2, 3, 4, 6, 8 and ∞ — ∞ is the "
-              "grammar route itself; the smallest of equals).", "",
+              "grammar route itself; the smallest of equals; chosen again with the model for tagger + model).", "",
               "| data | candidates' bound | gold tags' bound | margin chosen on dev | dev sentence accuracy at that "
-              "margin / at ∞ | weight chosen on dev | dev sentence accuracy at that weight / at 0 |",
-              "|---|---|---|---|---|---|---|"]
+              "margin / at ∞ | weight chosen on dev | dev sentence accuracy at that weight / at 0 "
+              "| weight chosen on dev (tagger + model) |",
+              "|---|---|---|---|---|---|---|---|"]
     for row in report["datasets"]:
         tuning = row["tuning"].get("sentence_accuracy", {})
         margin = row["margin"]
@@ -352,7 +362,8 @@ def markdown(report: dict) -> str:
         lines.append(f"| {row['name']} | {row['oracle']['sentence_accuracy']:.1%} | "
                      f"{row['gold_tags']['sentence_accuracy']:.1%} | "
                      f"{'∞' if margin is None else f'{margin:g}'} | {dev} | "
-                     f"{'∞' if weight is None else f'{weight:g}'} | {tagger_dev} |")
+                     f"{_shown(weight)} | {tagger_dev} | "
+                     f"{_shown(row['weight_with_model'])} |")
     for row in report["datasets"]:
         routes = [row["routes"][route] for route in ROUTES]
         lines += ["", f"## Per class: {row['name']}", "",

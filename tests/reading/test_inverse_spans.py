@@ -119,6 +119,31 @@ def test_a_tagged_span_is_written_only_in_a_form_its_class_licenses(tagged) -> N
             assert not (token.cls == wrong and token.written == "3 kg")
 
 
+def test_with_a_model_a_tagged_span_gets_its_best_scored_licensed_form(tagged, monkeypatch: pytest.MonkeyPatch
+                                                                        ) -> None:
+    from types import SimpleNamespace
+
+    from tnforge.reading.inverse_spans import TaggerRoute
+    from tnforge.trainers.inverse import loading
+
+    words = "he paid one thousand two hundred dollars".split()
+    tags = ["O", "O", "B-CARDINAL", "I-CARDINAL", "I-CARDINAL", "I-CARDINAL", "O"]
+    fixed = SimpleNamespace(tag=lambda sentences, routes, weight: [tags for _ in sentences])
+    asked = []
+
+    def scores(loaded, windows, targets):
+        asked.extend(targets)
+        return [[-float(len(target)) for target in options] for options in targets]  # the shortest form best
+
+    monkeypatch.setattr(loading, "log_probabilities", scores)
+    [tokens] = TaggerRoute(fixed, 0.0, SimpleNamespace(loaded=None, width=3)).read_batch(tagged.router, [words])
+    assert asked == [["0,000", "0000"]]  # CARDINAL's licensed forms only, as the model scores them
+    assert [t.written for t in tokens] == ["he", "paid", "1200", "dollars"] and tokens[2].cls == "CARDINAL"
+    monkeypatch.setattr(loading, "log_probabilities", lambda m, w, t: [[0.0] * len(o) for o in t])
+    [tokens] = TaggerRoute(fixed, 0.0, SimpleNamespace(loaded=None, width=3)).read_batch(tagged.router, [words])
+    assert tokens[2].written == "1,200"  # ties keep the train split's order
+
+
 def test_the_tagger_route_writes_licensed_forms_or_the_words_as_spoken(tagged, bundled_build) -> None:
     from tnforge.itn_sentences import read_itn
     from tnforge.itn_tags import spoken_as_written
@@ -154,8 +179,29 @@ def test_one_folder_with_the_tagger_and_bad_input_in_one_line(bundled_build, tag
     assert loaded.denormalize(text) == tagged.denormalize(text)
     said = runner.invoke(cli, ["denormalize", "--model", str(folder), text])
     assert said.exit_code == 0 and said.output.splitlines()[-1] == tagged.denormalize(text)
-    for bad in (["--model", str(tagger_run)], ["--tagger", str(tagger_run), "--model", str(tagger_run)]):
+    for bad in (["--model", str(tagger_run)], ["--tagger", str(tagger_run), "--model", str(tagger_run)],
+                ["--tagger", str(bundled_build)]):
         said = runner.invoke(cli, ["denormalizer", "learn", "--data", str(bundled_build), *bad,
                                    "--out", str(tmp_path / "other")])
         assert said.exit_code == 1 and "Traceback" not in said.output, said.output
         assert len(said.output.strip().splitlines()) == 1
+
+
+def test_a_folder_with_the_tagger_and_an_inverse_model(bundled_build, tagger_run, tmp_path) -> None:
+    from tnforge import InverseNormalizer
+
+    model_run = tmp_path / "inverse-run"
+    said = CliRunner().invoke(cli, ["train", "inverse", "--data", str(bundled_build), "--out", str(model_run),
+                                    "--epochs", "1", "--device", "cpu", "--no-progress", "--input-embedding", "8",
+                                    "--output-embedding", "8", "--encoder-hidden", "8", "--decoder-hidden", "8",
+                                    "--attention", "8"])
+    assert said.exit_code == 0, said.output
+    both = InverseNormalizer.learn(bundled_build, model=model_run, tagger=tagger_run)
+    assert both.chooser is None and both.span_tagger.chooser is not None
+    folder = both.save(tmp_path / "both")
+    manifest = json.loads((folder / "inverse.json").read_text(encoding="utf-8"))
+    assert manifest["route"] == "tagger" and set(manifest["parts"]) == {"conventions.json", "tagger.pt", "model.pt"}
+    loaded = InverseNormalizer.load(folder)
+    assert loaded.span_tagger.chooser is not None and loaded.span_tagger.weight == both.span_tagger.weight
+    text = "he paid one thousand two hundred dollars in nineteen ninety four"
+    assert loaded.denormalize(text) == both.denormalize(text)

@@ -66,8 +66,9 @@ class InverseNormalizer:
                  margin: float = 0.0, tagger: Path | None = None) -> None:
         """`model`: an inverse model's checkpoint file (`tnforge train inverse`), loaded on the CPU; its best
         candidate replaces the route's choice when it scores more than `margin` above it. `tagger`: a span
-        tagger's checkpoint file (`tnforge train span-tagger`): its spans and classes are written (`model` unused),
-        the grammar route's tags weighing `margin` (`reading.inverse_spans.TaggerRoute`)."""
+        tagger's checkpoint file (`tnforge train span-tagger`): its spans and classes are written, the grammar
+        route's tags weighing `margin`, and `model` chooses among a tagged span's written forms
+        (`reading.inverse_spans.TaggerRoute`)."""
         inversion, self.grammar_version, self.grammar_language = _inversion()
         self.conventions = conventions
         self.trained_on = trained_on or {}
@@ -77,21 +78,22 @@ class InverseNormalizer:
         self.tuning: dict = {}
         self.tagger_file = tagger
         self.span_tagger = None
+        if model is not None:
+            from tnforge.reading.inverse_model import ModelChooser, load_inverse_model
+
+            self.chooser = ModelChooser(load_inverse_model(str(model)), margin)
         if tagger is not None:
             from tnforge.reading.inverse_spans import TaggerRoute
             from tnforge.trainers.families import load
 
-            self.span_tagger = TaggerRoute(load(str(tagger), "cpu", kind="spans")[1], margin)
-        elif model is not None:
-            from tnforge.reading.inverse_model import ModelChooser, load_inverse_model
-
-            self.chooser = ModelChooser(load_inverse_model(str(model)), margin)
+            self.span_tagger = TaggerRoute(load(str(tagger), "cpu", kind="spans")[1], margin, self.chooser)
+            self.chooser = None
 
     def __repr__(self) -> str:
         return (f"InverseNormalizer({len(self.conventions.spans):,} spans, {len(self.conventions.patterns):,} "
                 f"patterns from {self.conventions.sentences:,} sentences"
-                + (f", span tagger {self.tagger_file})" if self.tagger_file else
-                   f", model {self.model_file})" if self.model_file else ")"))
+                + (f", span tagger {self.tagger_file}" if self.tagger_file else "")
+                + (f", model {self.model_file})" if self.model_file else ")"))
 
     @classmethod
     def learn(cls, data: str | os.PathLike, split: str = "train", model: str | os.PathLike | None = None,
@@ -99,14 +101,14 @@ class InverseNormalizer:
         """Count the written conventions of a built dataset's split (`tnforge build`); with `model`, an inverse
         run (`tnforge train inverse`: its folder or checkpoint) chooses among the licensed written forms, with the
         margin that reads the dev split best (`reading.inverse_model.tune_margin`; none without dev sentences);
-        with `tagger`, a span tagger run (`tnforge train span-tagger`) decides the spans and their classes."""
+        with `tagger`, a span tagger run (`tnforge train span-tagger`) decides the spans and their classes, with the
+        weight of the grammar route's tags that reads the dev split best (`reading.inverse_spans.tune_weight`), and
+        `model`, if given too, chooses among a tagged span's written forms."""
         from tnforge.itn_sentences import read_itn
 
         sentences = read_itn(data, split)
         if not sentences:
             raise ValueError(f"{data}: no {split} sentences to learn conventions from")
-        if model is not None and tagger is not None:
-            raise ValueError("give an inverse model or a span tagger, not both")
         if model is not None or tagger is not None:
             from tnforge.trainers.training.checkpoints import checkpoint_file
 
@@ -142,7 +144,7 @@ class InverseNormalizer:
         parts = {CONVENTIONS: _dumps(self.conventions.to_json())}
         if self.tagger_file is not None:
             parts[TAGGER] = Path(self.tagger_file).read_bytes()
-        elif self.model_file is not None:
+        if self.model_file is not None:
             parts[MODEL] = Path(self.model_file).read_bytes()
         for name, body in parts.items():
             with write_atomically(str(out / name)) as handle:

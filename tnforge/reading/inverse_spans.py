@@ -14,7 +14,8 @@ written.
 
 `TaggerRoute` decodes the tagger's tags with the grammar route's own tags of the words (`route_tags`) as a prior:
 each adds `weight` to its tag's log-probability (chosen on dev by `tune_weight`: 0, the tagger's tags alone; ∞,
-the grammar route itself, the tagger not run). Pure Python here; the tagger itself is in `trainers/span_tagger`.
+the grammar route itself, the tagger not run). With an inverse model too (`reading.inverse_model.ModelChooser`),
+a tagged span with two such written forms or more is written in the one the model scores best in context. Pure Python here; the tagger itself is in `trainers/span_tagger`.
 """
 
 from __future__ import annotations
@@ -45,21 +46,26 @@ def _shifted(token: InverseToken, offset: int) -> InverseToken:
     return dataclasses.replace(token, start=token.start + offset, end=token.end + offset)
 
 
-def read_tagged(router: Router, words: Sequence[str], tags: Sequence[str],
-                route: Sequence[InverseToken] = ()) -> list[InverseToken]:
+def read_tagged(router: Router, words: Sequence[str], tags: Sequence[str], route: Sequence[InverseToken] = (),
+                choices: list[tuple[int, list[InverseToken]]] | None = None) -> list[InverseToken]:
     """The written tokens of ASR-style `words` tagged `tags` (the module's rules); `route`: the grammar route's
-    tokens of the words, where known."""
+    tokens of the words, where known. `choices`: where given, each tagged span with two written forms or more
+    (in its class, licensed, not as spoken) is added to it, with the index of its token in the result."""
     words = tuple(words)
     ready = {(t.start, t.end, t.cls): t for t in route if not spoken_as_written(t.written, t.words)}
     out: list[InverseToken] = []
     at = 0
     for start, end, cls in tagged_spans(tags):
         out += [InverseToken(w, "PLAIN", i, i + 1, (w,), TAGGER) for i, w in enumerate(words[at:start], at)]
-        chosen = ready.get((start, end, cls)) or next((c for c in router.licensed(words, start, end)
-                                                       if c.cls == cls and not spoken_as_written(c.written, c.words)),
-                                                      None)
-        if chosen is not None:
-            out.append(dataclasses.replace(chosen, source=TAGGER))
+        options: dict[str, InverseToken] = {}
+        first = ready.get((start, end, cls))
+        for option in ([first] if first else []) + [c for c in router.licensed(words, start, end) if c.cls == cls]:
+            if not spoken_as_written(option.written, option.words):
+                options.setdefault(option.written.lower(), dataclasses.replace(option, source=TAGGER))
+        if options:
+            if choices is not None and len(options) > 1:
+                choices.append((len(out), list(options.values())))
+            out.append(next(iter(options.values())))
         else:
             out += [_shifted(token, start) for token in router.read(words[start:end])]
         at = end
@@ -73,11 +79,13 @@ WEIGHTS = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, math.inf)
 
 class TaggerRoute:
     """Reads sentences with a loaded span tagger (`trainers.span_tagger.loading.LoadedSpanTagger`: `tag(sentences,
-    routes, weight)`), the grammar route's tags added at `weight`."""
+    routes, weight)`), the grammar route's tags added at `weight`; with `chooser` (a `ModelChooser`), its model
+    chooses among a tagged span's written forms."""
 
-    def __init__(self, tagger: Any, weight: float = 0.0) -> None:
+    def __init__(self, tagger: Any, weight: float = 0.0, chooser: Any = None) -> None:
         self.tagger = tagger
         self.weight = weight
+        self.chooser = chooser
 
     def read_batch(self, router: Router, sentences: Sequence[Sequence[str]],
                    weight: float | None = None) -> list[list[InverseToken]]:
@@ -88,8 +96,25 @@ class TaggerRoute:
             return route
         tags = self.tagger.tag(sentences, [route_tags(tokens, len(words))
                                            for tokens, words in zip(route, sentences, strict=True)], weight)
-        return [read_tagged(router, words, found, tokens)
-                for words, found, tokens in zip(sentences, tags, route, strict=True)]
+        if self.chooser is None:
+            return [read_tagged(router, words, found, tokens)
+                    for words, found, tokens in zip(sentences, tags, route, strict=True)]
+        out, pending = [], []
+        for n, (words, found, tokens) in enumerate(zip(sentences, tags, route, strict=True)):
+            choices: list[tuple[int, list[InverseToken]]] = []
+            out.append(read_tagged(router, words, found, tokens, choices))
+            pending += [(n, at, options) for at, options in choices]
+        if pending:
+            from tnforge.itn_windows import target, window
+            from tnforge.trainers.inverse.loading import log_probabilities
+
+            width = self.chooser.width
+            scores = log_probabilities(self.chooser.loaded, [
+                window(sentences[n], options[0].start, options[0].end, width) for n, _, options in pending],
+                [[target(option.written) for option in options] for _, _, options in pending])
+            for (n, at, options), found in zip(pending, scores, strict=True):
+                out[n][at] = options[max(range(len(found)), key=lambda i: (found[i], -i))]
+        return out
 
 
 def tune_weight(chosen: TaggerRoute, router: Router, sentences: Sequence[ItnSentence]) -> tuple[float, dict[str, float]]:

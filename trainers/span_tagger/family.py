@@ -15,7 +15,7 @@ where it decides the spans and their classes and the covering grammar licenses t
 
 The tagged sentences are --data's sentences turned around (train; dev for early stopping).
 
-\\b
+\b
 Examples:
   tnforge train span-tagger --data out/sample --out runs/span-tagger
   tnforge train span-tagger --data out/sample --out runs/span-tagger --max-minutes 4 --threads 1
