@@ -285,7 +285,8 @@ def markdown(report: dict) -> str:
             lines.append(f"| {row['name']} ({row['split']}) | NeMo 1.2.0 | not run (no {report['nemo_venv']}) | | | | |")
     lines += ["", "Sentences/s: the neural route reads the split in one batch (its candidates scored together), the "
               "grammar route sentence by sentence, the tagger route tags the split in one batch (and reads it with the grammar "
-              "route first, for its tags); cold is the first pass (grammar caches empty), warm the second.",
+              "route first, for its tags; with the model, its choices are scored in one batch too); cold is the first "
+              "pass (grammar caches empty), warm the second.",
               "", "## The inverse models and their training budget", "",
               "Each trained by `tnforge train inverse` (the seq2seq network over spoken window characters → the "
               "written form's characters, digits as 0) on one CPU thread of a machine shared with other work, within "
