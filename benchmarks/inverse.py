@@ -1,10 +1,12 @@
-"""Benchmark: inverse text normalization (`tnforge.InverseNormalizer`) by the grammar route and by the neural
-route (an inverse model choosing among the grammar route's licensed candidates), side by side, on one thread.
+"""Benchmark: inverse text normalization (`tnforge.InverseNormalizer`) by the grammar route, by the neural
+route (an inverse model choosing among the grammar route's licensed candidates) and by the tagger route (a span
+tagger deciding which spans are written otherwise and of which class), side by side, on one thread.
 
 For each dataset (default: the shared sample `../shared/data/en_sample.tsv` and the bundled sample, each built
 under build/benchmarks/ when missing) the conventions are learned from its train split, an inverse model is
 trained on it (`tnforge train inverse`, `--train-minutes` on one CPU thread, into
-build/benchmarks/inverse-model-NAME; a finished run there is reused) and its test split is
+build/benchmarks/inverse-model-NAME; a finished run there is reused), and so is a span tagger (`tnforge train
+span-tagger`, `--train-minutes`, into build/benchmarks/span-tagger-NAME), and its test split is
 turned around (`tnforge.itn_sentences`: spoken words as ASR writes them → the written sentence). Measured:
 sentence accuracy and WER of the written output (scoring: `tnforge.reading.inverse_scoring`), per class,
 meaning-changing errors as the gold class's grammar judges them, sentences/s on one thread (the first pass,
@@ -36,8 +38,9 @@ RESULTS = ROOT / "docs" / "results"
 SHARED = ROOT.parent / "shared" / "data" / "en_sample.tsv"
 #: Targets of issue #37 on the reversed shared test split.
 TARGETS = {"sentence_accuracy": 0.95, "meaning_errors_class_right": 0, "sentences_per_s": 300.0}
-#: The two routes: the grammar's conventions alone, and the inverse model choosing among their candidates.
-ROUTES = ("grammar", "neural")
+#: The routes: the grammar's conventions alone, the inverse model choosing among their candidates, the span tagger
+#: choosing spans and classes, and the span tagger with the inverse model choosing among a tagged span's forms.
+ROUTES = ("grammar", "neural", "tagger", "tagger + model")
 
 
 def built(name: str, corpus: Path | None) -> Path:
@@ -83,6 +86,30 @@ def trained_model(name: str, data: Path, minutes: float) -> Path:
         train(InverseTrainConfig(data=str(data), out=str(run), device="cpu", threads=1, max_minutes=minutes,
                                  progress=False), overwrite=True)
     return run
+
+
+def trained_tagger(name: str, data: Path, minutes: float) -> Path:
+    """The span tagger of a dataset: a finished run under build/benchmarks/ reused, else trained (one thread)."""
+    from tnforge.trainers.span_tagger.train import SpanTaggerTrainConfig, train
+
+    run = ROOT / "build" / "benchmarks" / f"span-tagger-{name.split()[0]}"
+    record = run / "run.json"
+    if not (record.exists() and json.loads(record.read_text(encoding="utf-8")).get("outcome")):
+        train(SpanTaggerTrainConfig(data=str(data), out=str(run), device="cpu", threads=1, max_minutes=minutes,
+                                    progress=False), overwrite=True)
+    return run
+
+
+def gold_tags_bound(router, sentences: list) -> dict:
+    """Sentence accuracy of the tagger route given the gold tags (`tnforge.itn_tags.span_tags`): the most a
+    perfect span tagger reaches with the written forms the route then chooses."""
+    from tnforge.itn_tags import span_tags
+    from tnforge.reading.inverse_scoring import score_texts
+    from tnforge.reading.inverse_spans import read_tagged
+
+    written = [" ".join(t.written for t in read_tagged(router, s.words, span_tags(s), router.read(s.words)))
+               for s in sentences]
+    return score_texts([s.written for s in sentences], written)
 
 
 def model_record(run: Path) -> dict:
@@ -185,16 +212,24 @@ def measure(name: str, data: Path, split: str, venv: Path, timeout: int, minutes
 
     torch.set_num_threads(1)
     model = trained_model(name, data, minutes)
+    tagger = trained_tagger(name, data, minutes)
     sentences = read_itn(data, split)
     ways = written_ways(read_itn(data, "train"))
     grammar = InverseNormalizer.learn(data)
     neural = InverseNormalizer.learn(data, model=model)
+    tagged = InverseNormalizer.learn(data, tagger=tagger)
+    both = InverseNormalizer.learn(data, model=model, tagger=tagger)
     row = {"name": name, "data": str(data), "split": split, "train_sentences": grammar.conventions.sentences,
-           "model": model_record(model),
+           "model": model_record(model), "tagger": model_record(tagger),
            "routes": {"grammar": route_row(grammar, sentences, ways),
-                      "neural": route_row(neural, sentences, ways)},
+                      "neural": route_row(neural, sentences, ways),
+                      "tagger": route_row(tagged, sentences, ways),
+                      "tagger + model": route_row(both, sentences, ways)},
            "margin": None if math.isinf(neural.chooser.margin) else neural.chooser.margin, "tuning": neural.tuning,
-           "oracle": oracle(grammar.router, sentences)}
+           "weight": None if math.isinf(tagged.span_tagger.weight) else tagged.span_tagger.weight,
+           "tagger_tuning": tagged.tuning,
+           "weight_with_model": None if math.isinf(both.span_tagger.weight) else both.span_tagger.weight,
+           "oracle": oracle(grammar.router, sentences), "gold_tags": gold_tags_bound(grammar.router, sentences)}
     gold = [s.written for s in sentences]
     peer = nemo(venv, [s.spoken for s in sentences], timeout)
     if peer is not None:
@@ -202,18 +237,29 @@ def measure(name: str, data: Path, split: str, venv: Path, timeout: int, minutes
     return row
 
 
+def _shown(value: float | None) -> str:
+    """A margin or weight as the page shows it (None: ∞)."""
+    return "∞" if value is None else f"{value:g}"
+
+
 def _percent(part: int, whole: int) -> str:
     return f"{part} ({part / whole:.0%})" if whole else "0"
 
 
 def markdown(report: dict) -> str:
-    lines = ["# Inverse text normalization: the grammar route and the neural route", "",
+    lines = ["# Inverse text normalization: the grammar route, the neural route and the tagger route", "",
              f"Measured {report['date']} on {report['machine']} (load average at start {report['load_average'][0]:.1f}), "
              "one thread, by `benchmarks/inverse.py`. Conventions learned from each dataset's train split; scored on "
              "its test split turned around (spoken words as ASR writes them → the written sentence). The **grammar** "
              "route writes each span in the form the train split mostly used; the **neural** route lets an inverse "
              "model (`tnforge train inverse`, trained on the same train split) choose, in context, among the written "
-             "forms the grammar route proposes and the class's covering grammar licenses (and the words as spoken).", "",
+             "forms the grammar route proposes and the class's covering grammar licenses (and the words as spoken); the "
+             "**tagger** route lets a span tagger (`tnforge train span-tagger`, trained on the same train split) say, "
+             "per spoken word, whether it is written as spoken or is part of a token of which class written otherwise, "
+             "and writes each tagged span in the class's licensed form the train split offers for exactly that span "
+             "(the grammar route's where it reads the span so; the grammar route over the span where there is none); "
+             "**tagger + model**: the same, the inverse model choosing where a tagged span has two such forms or more.",
+             "",
              "**Scoring.** Written texts are compared lower-cased, every punctuation character (Unicode category P) "
              "made a space, split on whitespace (`$`, `%`, `°` kept): a sentence is right when its words equal the "
              "gold's; WER is the word edit distance over the gold words. Per class, a gold token is right when a "
@@ -238,7 +284,9 @@ def markdown(report: dict) -> str:
         else:
             lines.append(f"| {row['name']} ({row['split']}) | NeMo 1.2.0 | not run (no {report['nemo_venv']}) | | | | |")
     lines += ["", "Sentences/s: the neural route reads the split in one batch (its candidates scored together), the "
-              "grammar route sentence by sentence; cold is the first pass (grammar caches empty), warm the second.",
+              "grammar route sentence by sentence, the tagger route tags the split in one batch (and reads it with the grammar "
+              "route first, for its tags; with the model, its choices are scored in one batch too); cold is the first "
+              "pass (grammar caches empty), warm the second.",
               "", "## The inverse models and their training budget", "",
               "Each trained by `tnforge train inverse` (the seq2seq network over spoken window characters → the "
               "written form's characters, digits as 0) on one CPU thread of a machine shared with other work, within "
@@ -251,6 +299,24 @@ def markdown(report: dict) -> str:
         best = outcome.get("best") or {}
         network = ", ".join(f"{k} {v}" for k, v in sorted((m["network"] or {}).items()))
         dev = f"{best['dev_accuracy']:.1%} at step {best['step']}" if "dev_accuracy" in best else "—"
+        lines.append(f"| {row['name']} | `{m['run']}` | {m['max_minutes']:g} | {network} | {outcome.get('stopped', '—')} "
+                     f"| {outcome.get('epochs', '—')} / {outcome.get('steps', '—')} | {dev} |")
+    lines += ["", "## The span taggers and their training budget", "",
+              "Each trained by `tnforge train span-tagger` (word embeddings, a character CNN and the tag the train "
+              "split's lexicon of spans written otherwise gives each word — in training the lexicon of the other "
+              "folds of the train split — "
+              "through a bidirectional LSTM, a tag a word: O, B-CLASS, I-CLASS) on one CPU thread of a machine shared "
+              "with other work, within the budget below; a finished run in the folder is reused. Dev: the share of "
+              "dev sentences whose every tag is right, and the F1 of the tagged spans.", "",
+              "| data | run | budget (minutes) | network | stopped | epochs / steps | best dev (sentences tagged right; spans F1) |",
+              "|---|---|---|---|---|---|---|"]
+    for row in report["datasets"]:
+        m = row["tagger"]
+        outcome = m["outcome"]
+        best = outcome.get("best") or {}
+        network = ", ".join(f"{k} {v}" for k, v in sorted((m["network"] or {}).items()))
+        dev = (f"{best['dev_sentence_accuracy']:.1%}; {best['dev_span_f1']:.1%} at step {best['step']}"
+               if "dev_sentence_accuracy" in best else "—")
         lines.append(f"| {row['name']} | `{m['run']}` | {m['max_minutes']:g} | {network} | {outcome.get('stopped', '—')} "
                      f"| {outcome.get('epochs', '—')} / {outcome.get('steps', '—')} | {dev} |")
     lines += ["", "## Targets (issue #37, the reversed shared test split)", "", "| target | route | measured | met |",
@@ -274,32 +340,46 @@ def markdown(report: dict) -> str:
     lines += ["", "**The candidates' bound.** Choosing, in every span the route proposes, the candidate written as the "
               "gold (where there is one) would give the sentence accuracy below: the most a better model can reach "
               "with these candidates; the rest needs spans or written forms the grammar route does not propose. "
+              "**Gold tags' bound**: the tagger route given the gold tags (a perfect span tagger). "
               "**Margin**: the neural route writes the model's best candidate only when its log-probability is more "
               "than this above the grammar route's choice (chosen on the dev split among "
-              "0, 0.5, 1, 2, 3, 4, 6, 8, 12 and ∞ — ∞ is the grammar route itself; the largest of equals).", "",
-              "| data | candidates' bound | margin chosen on dev | dev sentence accuracy at that margin / at ∞ |",
-              "|---|---|---|---|"]
+              "0, 0.5, 1, 2, 3, 4, 6, 8, 12 and ∞ — ∞ is the grammar route itself; the largest of equals). "
+              "**Weight**: the tagger route adds this to the log-probability of the grammar route's own tag of each "
+              "word before decoding the tags (chosen on the dev split among 0, 0.5, 1, 2, 3, 4, 6, 8 and ∞ — ∞ is the "
+              "grammar route itself; the smallest of equals; chosen again with the model for tagger + model).", "",
+              "| data | candidates' bound | gold tags' bound | margin chosen on dev | dev sentence accuracy at that "
+              "margin / at ∞ | weight chosen on dev | dev sentence accuracy at that weight / at 0 "
+              "| weight chosen on dev (tagger + model) |",
+              "|---|---|---|---|---|---|---|---|"]
     for row in report["datasets"]:
         tuning = row["tuning"].get("sentence_accuracy", {})
         margin = row["margin"]
         at = tuning.get("inf" if margin is None else str(float(margin)))
         dev = f"{at:.1%} / {tuning['inf']:.1%}" if at is not None else "no dev split"
+        tagger_tuning = row["tagger_tuning"].get("sentence_accuracy", {})
+        weight = row["weight"]
+        at = tagger_tuning.get("inf" if weight is None else str(float(weight)))
+        tagger_dev = f"{at:.1%} / {tagger_tuning['0.0']:.1%}" if at is not None else "no dev split"
         lines.append(f"| {row['name']} | {row['oracle']['sentence_accuracy']:.1%} | "
-                     f"{'∞' if margin is None else f'{margin:g}'} | {dev} |")
+                     f"{row['gold_tags']['sentence_accuracy']:.1%} | "
+                     f"{'∞' if margin is None else f'{margin:g}'} | {dev} | "
+                     f"{_shown(weight)} | {tagger_dev} | "
+                     f"{_shown(row['weight_with_model'])} |")
     for row in report["datasets"]:
-        grammar, neural = row["routes"]["grammar"], row["routes"]["neural"]
+        routes = [row["routes"][route] for route in ROUTES]
         lines += ["", f"## Per class: {row['name']}", "",
-                  "| class | tokens | right (grammar / neural) | written in the gold class (grammar / neural) "
-                  "| meaning-changing, class right / all (grammar; neural) | examples (neural) |", "|---|---|---|---|---|---|"]
-        for cls, g in grammar["classes"].items():
-            n = neural["classes"][cls]
-            examples = "; ".join(n["examples"]).replace("|", "\\|")
-            lines.append(f"| {cls} | {g['tokens']} | {g['right'] / g['tokens']:.1%} / {n['right'] / n['tokens']:.1%} | "
-                         f"{g['class_right'] / g['tokens']:.1%} / {n['class_right'] / n['tokens']:.1%} "
-                         f"| {g['meaning_errors_class_right']} / {g['meaning_errors']}; "
-                         f"{n['meaning_errors_class_right']} / {n['meaning_errors']} | {examples} |")
-        lines += ["", "Some sentences the neural route writes wrong (spoken → gold | written):", ""]
-        lines += [f"- `{spoken}` → `{gold}` | `{written}`" for spoken, gold, written in neural["wrong"]]
+                  "| class | tokens | right (grammar / neural / tagger) | written in the gold class (grammar / neural / "
+                  "tagger) | meaning-changing, class right / all (grammar; neural; tagger) | examples (tagger) |",
+                  "|---|---|---|---|---|---|"]
+        for cls, g in routes[0]["classes"].items():
+            found = [r["classes"][cls] for r in routes]
+            examples = "; ".join(found[-1]["examples"]).replace("|", "\\|")
+            right = " / ".join(f"{c['right'] / c['tokens']:.1%}" for c in found)
+            in_class = " / ".join(f"{c['class_right'] / c['tokens']:.1%}" for c in found)
+            changing = "; ".join(f"{c['meaning_errors_class_right']} / {c['meaning_errors']}" for c in found)
+            lines.append(f"| {cls} | {g['tokens']} | {right} | {in_class} | {changing} | {examples} |")
+        lines += ["", "Some sentences the tagger route writes wrong (spoken → gold | written):", ""]
+        lines += [f"- `{spoken}` → `{gold}` | `{written}`" for spoken, gold, written in routes[-1]["wrong"]]
     return "\n".join(lines) + "\n"
 
 

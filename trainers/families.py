@@ -18,8 +18,9 @@ from typing import Any
 
 #: What a family's loaded model is for: `--model` decodes with a "decoder"; a "scorer" (dual encoder) scores
 #: readings inside a decoding constraint; a "tagger" gives raw-text tokens their classes (`--tagger`); an "inverse"
-#: one chooses the written forms of spoken spans (`denormalizer learn --model`).
-KINDS = ("decoder", "scorer", "tagger", "inverse")
+#: one chooses the written forms of spoken spans (`denormalizer learn --model`); a "spans" one tags spans of
+#: spoken words with their classes (`denormalizer learn --tagger`).
+KINDS = ("decoder", "scorer", "tagger", "inverse", "spans")
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,8 @@ def test_train_help_lists_the_trainers_and_imports_nothing_heavy():
     assert heavy == set()
     commands = text.split("Commands:")[1]
     listed = [line.split()[0] for line in commands.splitlines() if line.strip() and not line.startswith("   ")]
-    assert listed == ["dnc", "inverse", "sentence", "seq-de", "seq2seq", "tagger", "voc-de"]  # (wrapped help lines skipped)
+    assert listed == ["dnc", "inverse", "sentence", "seq-de", "seq2seq", "span-tagger", "tagger",
+                      "voc-de"]  # (wrapped help lines skipped)
 
 
 def test_unknown_command_is_a_usage_error():

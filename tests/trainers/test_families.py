@@ -250,7 +250,7 @@ def test_registry_entries_resolve_and_formats_match_the_families():
 
     registered = families.registered()
     assert set(registered) == {loading.FORMAT, dnc_loading.FORMAT, sentence_loading.FORMAT, scorer.FORMAT,
-                               "tnforge-tagger", inverse_loading.FORMAT}
+                               "tnforge-tagger", inverse_loading.FORMAT, "tnforge-span-tagger"}
     listed = train.list_commands(None)
     for fmt, family in registered.items():
         assert family.format == fmt and family.kind in families.KINDS
@@ -261,7 +261,7 @@ def test_registry_entries_resolve_and_formats_match_the_families():
             for target in (command.config, command.trainer, command.describe, command.model_config,
                            command.make_config, command.options):
                 assert target is None or callable(families.resolve(target)), target
-    assert sorted(listed) == ["dnc", "inverse", "sentence", "seq-de", "seq2seq", "tagger", "voc-de"]
+    assert sorted(listed) == ["dnc", "inverse", "sentence", "seq-de", "seq2seq", "span-tagger", "tagger", "voc-de"]
     assert [f.name for f in families.of_kind("decoder")] == ["dnc", "sentence", "seq2seq"]
 
 

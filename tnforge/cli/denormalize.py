@@ -18,7 +18,7 @@ from tnforge.cli import common
 def denormalize(model: str, text: tuple[str, ...], source: str | None, out: str) -> None:
     """Write spoken text back: "it weighs three kilograms" → "it weighs 3 kg". Each span of words a class's
     covering grammar reads back is written in the form the train split mostly used (or, in a folder learnt with
-    --model, the licensed form the inverse model scores best in context); the rest as spoken.
+    --model or --tagger, as a model chooses in context among the forms the grammar licenses); the rest as spoken.
 
     With TEXT: each written token beside its spoken words, class and source, then the written sentence. With
     --file: one spoken sentence a line in, one written sentence a line out.
@@ -44,8 +44,7 @@ def denormalize(model: str, text: tuple[str, ...], source: str | None, out: str)
             click.echo(f"{token.written}\t{token.cls}\t{' '.join(token.words)}\t{token.source}")
         click.echo(" ".join(token.written for token in tokens))
         return
-    done = denormalize_file(inverse, source, out)
-    click.echo(done.describe(out), err=True)
+    click.echo(denormalize_file(inverse, source, out).describe(out), err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -65,11 +64,12 @@ def denormalizer() -> None:
 @click.option("--out", "-o", required=True, type=click.Path(), help="The inverse normalizer folder to write.")
 @click.option("--model", "-m", default=None, type=click.Path(exists=True),
               help="An inverse model (`tnforge train inverse`) that chooses among each span's licensed written forms.")
+@click.option("--tagger", default=None, type=click.Path(exists=True), help="A span tagger (train span-tagger).")
 @click.option("--overwrite", is_flag=True, default=False, help="Replace what --out holds.")
 @common.click_errors()
-def learn(data: str, split: str, out: str, model: str | None, overwrite: bool) -> None:
+def learn(data: str, split: str, out: str, model: str | None, tagger: str | None, overwrite: bool) -> None:
     """Count a dataset split's written conventions (per span of spoken words and per shape) into an inverse
-    normalizer folder: inverse.json (versions, hashes) and conventions.json; with --model, model.pt too.
+    normalizer folder: inverse.json (versions, hashes) and conventions.json; --model/--tagger: model.pt/tagger.pt.
 
     \b
     Examples:
@@ -78,6 +78,6 @@ def learn(data: str, split: str, out: str, model: str | None, overwrite: bool) -
     """
     from tnforge import InverseNormalizer
 
-    inverse = InverseNormalizer.learn(data, split, model)
+    inverse = InverseNormalizer.learn(data, split, model, tagger)
     path = inverse.save(out, overwrite)
     click.echo(f"{inverse!r} → {path}")

@@ -179,6 +179,20 @@ class Router:
             if piece[-1][1] >= end:
                 return
 
+    def licensed(self, words: Sequence[str], start: int, end: int) -> list[InverseToken]:
+        """Every written form of exactly words start..end that a convention or pattern of the train split offers
+        (whatever its rate, the span's own conventions first) or that spells its letters, each licensed by its
+        class's grammar; for the span tagger's route (`reading.inverse_spans`)."""
+        words = tuple(words)
+        units = self.inversion.numbers.units(words)
+        found = list(self._alternatives(words, start, end, units,
+                                        {first: index for index, (first, _, _) in enumerate(units)}))
+        span = words[start:end]
+        if all(len(w) == 1 and w.isalpha() for w in span) and self.inversion.licenses_span(
+                "".join(span).upper(), span, "LETTERS"):
+            found.append(InverseToken("".join(span).upper(), "LETTERS", start, end, span, "letters"))
+        return found
+
     def proposals(self, words: Sequence[str], loose: bool = False) -> list[Proposal]:
         """The route's spans of `words` (ASR-style), each with its written candidates, the route's choice first
         and the words as spoken last. `loose`: where the route writes a word as spoken, a longer span that a

@@ -15,7 +15,7 @@ licenses for each span.
 
 The windows are made from --data's sentences (train; dev for early stopping) and written into --out/windows.
 
-\\b
+\b
 Examples:
   tnforge train inverse --data out/sample --out runs/inverse-model
   tnforge train inverse --data out/sample --out runs/inverse-model --max-minutes 4
