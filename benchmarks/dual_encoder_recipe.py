@@ -116,7 +116,9 @@ def main() -> None:
         bounds[where] = beam_bound(out)
     summary = {"machine": machine("cpu"), "date": datetime.date.today().isoformat(), "model": model, "data": data,
                "settings": {k: str(v) for k, v in vars(args).items()}, "lambda_per_class": str(per_class),
-               "seconds": seconds, "sweep": sweep, "beam_bound": bounds, "best": best_dev(args.model)}
+               "seconds": seconds, "sweep": sweep, "beam_bound": bounds, "best": best_dev(args.model),
+               "synthesized": (json.loads((args.data / "manifest.json").read_text()).get("synthesis") or {}).get(
+                   "examples", {})}
     if args.write_docs:
         from tnforge.filesystems import write_text_files
 
@@ -196,10 +198,17 @@ def verdicts(reports: dict, bounds: dict) -> list[str]:
 
 
 def page(summary: dict, reports: dict, args: argparse.Namespace) -> str:
+    synthesized = summary.get("synthesized")
     lines = [
-        "# Dual encoders on the default model: the recipe beside Gokcen et al.'s Table 2", "",
+        f"# Dual encoders on the {'synthesis' if synthesized else 'default'} model: the recipe beside Gokcen et al.'s "
+        "Table 2", "",
         f"`benchmarks/dual_encoder_recipe.py`, {summary['date']}, on {summary['machine']}.", "",
-        f"The model: `{summary['model']}` (the window seq2seq trained on `{summary['data']}`; {summary['best']}). Its top-k (k = 5) on "
+        f"The model: `{summary['model']}` (the window seq2seq trained on `{summary['data']}`; {summary['best']}). "
+        + (f"Its dataset was built with grammar-synthesized examples for the rare classes ({sum(synthesized.values()):,}: "
+           + ", ".join(f"{cls} {n:,}" for cls, n in sorted(synthesized.items())) + "): they are in the train split "
+           "its top-k was decoded on and their pairs in the positives, so every kind of negative below covers the "
+           "rare classes too (*synthesized negatives*). " if synthesized else "")
+        + "Its top-k (k = 5) on "
         "the train split gave the top-k negatives; `tnforge negatives --kinds synthetic,random,topk` wrote the pairs; "
         f"each dual encoder trained {args.de_minutes:g} minutes (`random`: the vocabulary filter on class and global "
         "negatives; `topk`: on the top-k ones; the sequence DE on all); `loop`: the vocabulary filter after "
@@ -238,7 +247,7 @@ def page(summary: dict, reports: dict, args: argparse.Namespace) -> str:
     lines += ["",
               f"Reproduce: `python benchmarks/dual_encoder_recipe.py --model RUN --data DATA --de-minutes "
               f"{args.de_minutes:g} --rounds {args.rounds} --loop-epochs {args.loop_epochs} --lambdas {args.lambdas} "
-              "--write-docs docs/results/dual-encoders.md` (RUN, DATA: the model and its dataset named above).", ""]
+              f"--write-docs {args.write_docs}` (RUN, DATA: the model and its dataset named above).", ""]
     return "\n".join(lines)
 
 

@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--plus", type=Path, help="another corpus (e.g. ../shared/data/proteno_en/train.tsv): the "
                         "sample plus it built without and with the largest count and --defer-to-first, trained and "
                         "scored the same way")
-    parser.add_argument("--plus-epochs", type=int, default=8, help="epochs of each --plus run")
+    parser.add_argument("--plus-epochs", type=int, default=5, help="epochs of each --plus run")
     parser.add_argument("--write-docs", type=Path, help="write the results page (Markdown) here")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
