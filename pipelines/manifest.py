@@ -103,6 +103,8 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
             "per_class": config.synthesize,
             "below": config.synthesize_below,
             "examples": state["examples"]["train"].get("synthesized", {}),
+            "sentences": state["examples"]["train"].get("synthesized_sentences", 0),
+            "sentences_dropped_as_held_out": state["examples"]["train"].get("synthesized_dropped", 0),
             **(state.get("synthesis") or {}),
         }
     if config.split == "standard":
@@ -210,7 +212,9 @@ def summary_table(manifest: dict) -> str:
         lines.append(
             f"synthesized train examples (--synthesize {synthesis['per_class']}, classes below "
             f"{synthesis['below']} train tokens): {sum(synthesis['examples'].values()):,} ({placed or 'none'}); "
-            "examples only, source SOURCE#synthesized, counted in the copies of the accounting")
+            "source SOURCE#synthesized, counted in the copies of the accounting; the same tokens in "
+            f"{synthesis.get('sentences', 0):,} train sentences ({synthesis.get('sentences_dropped_as_held_out', 0):,} "
+            "left out as they read like a dev/test sentence), source SOURCE#synthesized-N")
     acc = manifest["accounting"]
     joined = f" + joined {acc['joined']:,}" if "joined" in acc else ""
     lines.append(
