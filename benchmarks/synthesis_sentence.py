@@ -132,7 +132,9 @@ def section(results: dict, counts: list[int], args: argparse.Namespace) -> list[
         f"{bundled_sentences} of its sentences, built as one test split: every token, trivial ones too): gold "
         f"tokens and gold classes, every token decoded by the model (beam {args.beam}), without and with the "
         "covering grammar's mask per token span (“+ grammar”); errors judged by the covering grammar "
-        "(unrecoverable: a reading the grammar licenses for none of the token's gold class's readings). No second "
+        "(unrecoverable: a reading the grammar licenses for none of the token's gold class's readings). The mask "
+        "is the gold class's, so “+ grammar” rows show the model inside the grammar, not a tagger's pipeline "
+        "([Sentence models](sentence-models.md) has that). No second "
         "seed was trained for this family: the window family's training-noise section above shows what "
         "reseeding alone does to these tests.", "",
         "| --synthesize | decoding | train sentences (synthesized) | epochs, steps, minutes | bundled: sentences "
@@ -159,10 +161,11 @@ def section(results: dict, counts: list[int], args: argparse.Namespace) -> list[
     for name in DECODINGS:
         lines += ["", f"Targets, model{name}, each count against off:",
                   *targets(counts, {n: results[n][name] for n in counts})[1:]]
+    lines.append("")
     for name in DECODINGS:
         by_count = {n: results[n][name] for n in counts}
         for where, title in WHERE:
-            lines += ["", f"### Model{name}, on {title}", "", *class_table(by_count, counts, where)]
+            lines += [f"### Model{name}, on {title}", "", *class_table(by_count, counts, where)]
     lines += ["Reproduce: `python benchmarks/synthesis.py --family sentence --work "
               f"/tmp/tnforge-bench-synthesis-sentence --counts {args.counts} --epochs {args.epochs} "
               "--write-docs docs/results/synthesis.md`.", ""]
