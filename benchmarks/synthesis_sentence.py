@@ -78,13 +78,15 @@ def evaluate(run: str, data: str, split: str, grammar: bool, beam: int, out: str
 
 
 def run_summary(run: Path) -> dict:
-    """Steps, epochs begun and minutes of a run (its metrics and last checkpoint)."""
+    """Steps, epochs begun, minutes and the kept (best) checkpoint's step of a run (its metrics and last
+    checkpoint)."""
     import torch
 
     records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines() if line.strip()]
     state = torch.load(run / "checkpoint.pt", map_location="cpu", weights_only=False).get("training") or {}
     return {"steps": max(r.get("step", 0) for r in records), "epochs": 1 + max(r.get("epoch", 0) for r in records),
-            "minutes": round(state.get("elapsed", 0.0) / 60, 1)}
+            "minutes": round(state.get("elapsed", 0.0) / 60, 1),
+            "best_step": max((r["step"] for r in records if r.get("event") == "dev" and r.get("best")), default=None)}
 
 
 def measure(args: argparse.Namespace, counts: list[int]) -> dict:
@@ -137,7 +139,7 @@ def section(results: dict, counts: list[int], args: argparse.Namespace) -> list[
         "([Sentence models](sentence-models.md) has that). No second "
         "seed was trained for this family: the window family's training-noise section above shows what "
         "reseeding alone does to these tests.", "",
-        "| --synthesize | decoding | train sentences (synthesized) | epochs, steps, minutes | bundled: sentences "
+        "| --synthesize | decoding | train sentences (synthesized) | epochs, steps (kept), minutes | bundled: sentences "
         "right | bundled: non-trivial | bundled: rare classes | bundled: errors (unrecoverable) | test: sentences "
         "right | test: non-trivial | test: errors (unrecoverable) |",
         "|---:|---|---:|---|---|---|---|---|---|---|---|",
@@ -149,7 +151,7 @@ def section(results: dict, counts: list[int], args: argparse.Namespace) -> list[
             run = r["run"]
             lines.append(
                 f"| {n or 'off'} | model{name} | {r['train_sentences']:,} ({r['synthesized_sentences']:,}) | "
-                f"{run['epochs']}, {run['steps']}, {run['minutes']:g} | "
+                f"{run['epochs']}, {run['steps']} ({run['best_step']}), {run['minutes']:g} | "
                 + " | ".join([
                     cell(r["bundled"]["sentences_correct"], r["bundled"]["sentences"]),
                     cell(r["bundled"]["nontrivial"]["correct"], r["bundled"]["nontrivial"]["count"]),
