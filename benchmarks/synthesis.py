@@ -158,16 +158,19 @@ def main() -> None:
     if args.write_docs:
         from synthesis_sentence import HEADING
 
-        kept = args.write_docs.read_text(encoding="utf-8").partition(HEADING) if args.write_docs.exists() else ""
-        args.write_docs.write_text(page(summary, results, args, noise, plus) + ("\n" + "".join(kept[1:]) if kept and
-                                                                                 kept[1] else ""), encoding="utf-8")
-        args.write_docs.with_suffix(".json").write_text(json.dumps(
+        old = args.write_docs.read_text(encoding="utf-8") if args.write_docs.exists() else ""
+        sentence = "\n" + HEADING + old.partition(HEADING)[2] if HEADING in old else ""  # the sentence family's stays
+        args.write_docs.write_text(page(summary, results, args, noise, plus) + sentence, encoding="utf-8")
+        path = args.write_docs.with_suffix(".json")
+        sentence = {key: value for key, value in (json.loads(path.read_text()) if path.exists() else {}).items()
+                    if key == "sentence_family"}  # the sentence family's figures stay
+        path.write_text(json.dumps(
             {"summary": summary, "figures": {str(n): {w: {"accuracy": r[w]["tokens"]["accuracy"],
                                                           "nontrivial": r[w]["nontrivial"]["accuracy"],
                                                           "unrecoverable": r[w].get("unrecoverable"),
                                                           "per_class": per_class(r[w])}
                                                       for w in ("test", "bundled")}
-                                             for n, r in results.items()}}, indent=1) + "\n")
+                                             for n, r in results.items()}, **sentence}, indent=1) + "\n")
 
 
 def sentence_family(args: argparse.Namespace, counts: list[int], load_before: float) -> None:
