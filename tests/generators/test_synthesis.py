@@ -212,3 +212,17 @@ def test_without_the_grammar_synthesis_is_refused_in_one_line(monkeypatch, tmp_p
     assert result.output.strip().splitlines()[-1] == ("Error: --synthesize draws and reads its examples with the "
                                                       "covering grammar: pynini is not installed")
     assert not (tmp_path / "ds").exists()
+
+
+def test_a_synthesized_build_of_the_shared_sample_validates(shared_tsv, tmp_path):
+    out = tmp_path / "ds"
+    built = CliRunner().invoke(cli, ["build", str(shared_tsv), "--split", "hash", "--out", str(out), "--synthesize", "300"])
+    assert built.exit_code == 0, built.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["synthesis"]["examples"]["MEASURE"] >= 300  # with units drawn that up-sampling never targeted
+    sentences = datasets.read_dataset(out, "sentences", columns=["split", "source"])
+    marked = [split for split, source in zip(sentences.column("split").to_pylist(), sentences.column("source").to_pylist(),
+                                             strict=True) if is_synthesized(source)]
+    assert len(marked) == manifest["synthesis"]["sentences"] > 0 and set(marked) == {"train"}
+    validated = CliRunner().invoke(cli, ["validate", str(out), "--no-docs"])
+    assert validated.exit_code == 0 and "validation passed" in validated.output, validated.output
