@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -258,14 +258,14 @@ def synthesis_keys(key_name: str, sentence_ids: np.ndarray, token_index: np.ndar
 
 
 def synthesized_sentences(tokens: pa.RecordBatch, trivial: np.ndarray, key_name: str, source: str,
-                          plan: Synthesis) -> list[AugmentedCopy]:
+                          plan: Synthesis) -> Iterator[AugmentedCopy]:
     """Copy N (1..the largest `per_token`) of the train sentences (`tokens`: pass 1's cache columns of whole
     sentences; `trivial`: the `<self>`/`sil` mask) with each token of a rare class whose `per_token` reaches N
     replaced by the form and reading of its synthesized example N (`chosen_forms`), the sentence's other tokens
     unchanged; sentences without such a token left out, and those that read like a dev/test sentence."""
     rare_mask = ~trivial & np.isin(np.asarray(tokens.column("class").to_pylist(), dtype=object), list(plan.forms))
     if not rare_mask.any():
-        return []
+        return
     sentence_ids = tokens.column("sentence_id").to_numpy()
     within = np.isin(sentence_ids, np.unique(sentence_ids[rare_mask]))  # only the sentences that change
     tokens, rare_mask = tokens.filter(pa.array(within)), rare_mask[within]
@@ -273,7 +273,6 @@ def synthesized_sentences(tokens: pa.RecordBatch, trivial: np.ndarray, key_name:
     rare = np.nonzero(rare_mask)[0].tolist()
     keys = synthesis_keys(key_name, tokens.column("sentence_id").to_numpy(), tokens.column("token_index").to_numpy())
     befores, afters = tokens.column("before").to_pylist(), tokens.column("after").to_pylist()
-    copies = []
     for copy in range(1, max(plan.per_token[classes[i]] for i in rare) + 1):
         new_b, new_a = list(befores), list(afters)
         changed = np.zeros(len(befores), dtype=bool)
@@ -284,5 +283,4 @@ def synthesized_sentences(tokens: pa.RecordBatch, trivial: np.ndarray, key_name:
         made = substituted_copy(tokens, new_b, new_a, changed, plan.held_out, copy, synthesized_source(source, copy),
                                 stable_hash64(key_name, "synthesized", copy))
         if made is not None:
-            copies.append(made)
-    return copies
+            yield made
