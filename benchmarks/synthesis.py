@@ -12,6 +12,13 @@ train tokens in the shared sample's train split.
     python benchmarks/synthesis.py --work /tmp/tnforge-bench-synthesis --write-docs docs/results/synthesis.md
 
 A count's build and run are reused when WORK has them (delete WORK to measure again).
+
+`--family sentence` measures the sentence family the same way (`synthesis_sentence`: the sentence Transformer
+with every feature, a fixed number of epochs, without and with the grammar's mask) and writes its own section of
+the page, leaving the window family's as it is (and the window family's run keeps the sentence section):
+
+    python benchmarks/synthesis.py --family sentence --work /tmp/tnforge-bench-synthesis-sentence --counts 0,300 \
+        --epochs 15 --write-docs docs/results/synthesis.md
 """
 
 from __future__ import annotations
@@ -95,10 +102,17 @@ def main() -> None:
                         "scored the same way")
     parser.add_argument("--plus-epochs", type=int, default=5, help="epochs of each --plus run")
     parser.add_argument("--write-docs", type=Path, help="write the results page (Markdown) here")
+    parser.add_argument("--family", choices=("window", "sentence"), default="window",
+                        help="the window seq2seq, or the sentence Transformer (its own section of the page)")
+    parser.add_argument("--eval-every", type=int, default=300, help="--family sentence: steps between dev evaluations")
+    parser.add_argument("--beam", type=int, default=4, help="--family sentence: beam width when scoring")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     args.work.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()[0]
+    if args.family == "sentence":
+        sentence_family(args, counts, load_before)
+        return
     bundled = built(args.work / "bundled", str(BUNDLED), "--split", "none")
     data = {n: built(args.work / f"data-{n}", str(SAMPLE), "--split", "hash",
                      *(["--synthesize", str(n), "--synthesize-below", str(args.below)] if n else []))
@@ -143,10 +157,38 @@ def main() -> None:
                "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
                "settings": {k: str(v) for k, v in vars(args).items()}, "counts": counts}
     if args.write_docs:
-        args.write_docs.write_text(page(summary, results, args, noise, plus), encoding="utf-8")
-        args.write_docs.with_suffix(".json").write_text(json.dumps(
+        from synthesis_sentence import HEADING
+
+        old = args.write_docs.read_text(encoding="utf-8") if args.write_docs.exists() else ""
+        sentence = "\n" + HEADING + old.partition(HEADING)[2] if HEADING in old else ""  # the sentence family's stays
+        args.write_docs.write_text(page(summary, results, args, noise, plus) + sentence, encoding="utf-8")
+        path = args.write_docs.with_suffix(".json")
+        sentence = {key: value for key, value in (json.loads(path.read_text()) if path.exists() else {}).items()
+                    if key == "sentence_family"}  # the sentence family's figures stay
+        path.write_text(json.dumps(
             {"summary": summary, "figures": {str(n): figures(r) for n, r in results.items()},
-             "plus": {n: figures(r) for n, r in (plus or {}).items()}}, indent=1) + "\n")
+             "plus": {n: figures(r) for n, r in (plus or {}).items()}, **sentence}, indent=1) + "\n")
+
+
+def sentence_family(args: argparse.Namespace, counts: list[int], load_before: float) -> None:
+    """`--family sentence`: measure (`synthesis_sentence.measure`), print, and write the page's section."""
+    import synthesis_sentence
+
+    if not args.epochs:
+        sys.exit("--family sentence trains a fixed number of epochs: give --epochs")
+    results = synthesis_sentence.measure(args, counts)
+    for n in counts:
+        for name, result in results[n].items():
+            for where, _title in WHERE:
+                row = result[where]
+                print(json.dumps({"count": n, "decoding": f"model{name}", "on": where,
+                                  "sentences_right": row["sentences_correct"], "nontrivial": row["nontrivial"]["accuracy"],
+                                  "unrecoverable": row["unrecoverable"], "errors": len(row["errors"])}))
+    summary = {"machine": machine("cpu"), "date": datetime.date.today().isoformat(),
+               "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
+               "settings": {k: str(v) for k, v in vars(args).items()}, "counts": counts}
+    if args.write_docs:
+        synthesis_sentence.write(results, counts, args, summary)
 
 
 def figures(result: dict) -> dict:
@@ -277,12 +319,43 @@ def noise_lines(results: dict, noise: dict, seed: int) -> list[str]:
     return out
 
 
+#: The two sets every model is scored on: key in the results, title.
+WHERE = (("bundled", "the bundled sample"), ("test", "the shared sample's test split"))
+
+
+def class_table(results: dict, counts: list[int], where: str) -> list[str]:
+    """Per class on one set (`where`): right/count for each count, fixed / broken and McNemar's p against off;
+    then every token, the non-trivial ones, and the errors (unrecoverable)."""
+    base, others = counts[0], [n for n in counts if n]
+    heads = " | ".join(f"--synthesize {n}" if n else "off" for n in counts) + "".join(
+        f" | {n} vs off: fixed / broken, p" for n in others)
+    lines = [f"| class | train tokens | {heads} |", "|---|---:|" + "---|" * (len(counts) + len(others))]
+    classes = [c for c in RARE if c in per_class(results[base][where])]
+    classes += sorted(set(per_class(results[base][where])) - set(RARE))
+    for cls in classes:
+        row = [per_class(results[n][where]).get(cls, (0, 0)) for n in counts]
+        tests = [paired(results[base][where], results[n][where], cls) for n in others]
+        lines.append(f"| {'**' + cls + '**' if cls in RARE else cls} | {results[base]['train_tokens'].get(cls, 0)} | "
+                     + " | ".join(cell(*r) for r in row)
+                     + "".join(f" | {f} / {b}, {p:.3g}" for f, b, p in tests) + " |")
+    lines += ["", "Rare classes in bold. Fixed / broken: tokens the model without synthesis read wrong and the "
+              "one with it right, and the reverse; p: McNemar's exact test on them (a class is worse beyond "
+              "noise when it breaks more than it fixes with p < 0.05).", ""]
+    for label, key in (("all tokens", "tokens"), ("non-trivial tokens", "nontrivial")):
+        values = [cell(results[n][where][key]["correct"], results[n][where][key]["count"]) for n in counts]
+        lines.append(f"- {label}: " + "; ".join(f"{'off' if n == 0 else n}: {v}" for n, v in zip(counts, values, strict=True)))
+    lines.append("- every token, fixed / broken against off: " + "; ".join(
+        "{}: {} / {}, p {:.3g}".format(n, *paired(results[base][where], results[n][where], None)) for n in others))
+    lines.append("- errors (unrecoverable): " + "; ".join(
+        f"{'off' if n == 0 else n}: {len(results[n][where]['errors'])} ({results[n][where].get('unrecoverable')})"
+        for n in counts))
+    return [*lines, ""]
+
+
 def page(summary: dict, results: dict, args: argparse.Namespace, noise: dict | None = None,
          plus: dict | None = None) -> str:
     counts = summary["counts"]
     base = counts[0]
-    heads = " | ".join(f"--synthesize {n}" if n else "off" for n in counts) + "".join(
-        f" | {n} vs off: fixed / broken, p" for n in counts if n)
     lines = [
         "# Grammar-synthesized examples for rare classes", "",
         f"`benchmarks/synthesis.py`, {summary['date']}, on {summary['machine']}; load average {summary['load_before']} "
@@ -313,35 +386,8 @@ def page(summary: dict, results: dict, args: argparse.Namespace, noise: dict | N
     if noise is not None:
         lines += noise_lines(results, noise, args.noise_seed)
     lines += ["## Rare classes", ""]
-    for where, title in (("bundled", "the bundled sample"), ("test", "the shared sample's test split")):
-        others = [n for n in counts if n]
-        lines += [f"### On {title}", "", f"| class | train tokens | {heads} |",
-                  "|---|---:|" + "---|" * (len(counts) + len(others))]
-        classes = [c for c in RARE if c in per_class(results[base][where])]
-        classes += sorted(set(per_class(results[base][where])) - set(RARE))
-        for cls in classes:
-            row = [per_class(results[n][where]).get(cls, (0, 0)) for n in counts]
-            tests = [paired(results[base][where], results[n][where], cls) for n in others]
-            lines.append(f"| {'**' + cls + '**' if cls in RARE else cls} | {results[base]['train_tokens'].get(cls, 0)} | "
-                         + " | ".join(cell(*r) for r in row)
-                         + "".join(f" | {f} / {b}, {p:.3g}" for f, b, p in tests) + " |")
-        lines += ["", "Rare classes in bold. Fixed / broken: tokens the model without synthesis read wrong and the "
-                  "one with it right, and the reverse; p: McNemar's exact test on them (a class is worse beyond "
-                  "noise when it breaks more than it fixes with p < 0.05).", ""]
-        for label, key in (("all tokens", "tokens"), ("non-trivial tokens", "nontrivial")):
-            values = []
-            for n in counts:
-                part = results[n][where][key]
-                right = round(part["accuracy"] * part["count"])
-                values.append(cell(right, part["count"]))
-            lines.append(f"- {label}: " + "; ".join(f"{'off' if n == 0 else n}: {v}" for n, v in zip(counts, values, strict=True)))
-        lines.append("- every token, fixed / broken against off: " + "; ".join(
-            "{}: {} / {}, p {:.3g}".format(n, *paired(results[base][where], results[n][where], None))
-            for n in counts if n))
-        lines.append("- errors (unrecoverable): " + "; ".join(
-            f"{'off' if n == 0 else n}: {len(results[n][where]['errors'])} ({results[n][where].get('unrecoverable')})"
-            for n in counts))
-        lines.append("")
+    for where, title in WHERE:
+        lines += [f"### On {title}", "", *class_table(results, counts, where)]
     if plus is not None:
         lines += plus_lines(results, plus, args)
     lines += ["## What was synthesized and learned", "", "| class | train tokens | "

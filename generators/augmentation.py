@@ -111,27 +111,32 @@ def augment(tokens: pa.RecordBatch, key_name: str, source: str, plan: Augmentati
             if pool[j] != original[i]:
                 new_b[i], new_a[i] = pool[j]
                 changed[i] = True
-        starts = np.concatenate([[True], sentence_ids[1:] != sentence_ids[:-1]])
-        sentence_of = np.cumsum(starts) - 1
-        touched = np.bincount(sentence_of[changed], minlength=int(starts.sum())) > 0
-        written = _joined(new_b, starts)
-        hashes = np.array([stable_hash64(text) for text in written], dtype=np.uint64)
-        leaked = np.array([h in plan.held_out for h in hashes.tolist()], dtype=bool)
-        keep_sentence = touched & ~leaked
-        keep = keep_sentence[sentence_of]
-        if not keep.any():
-            if (touched & leaked).any():
-                yield AugmentedCopy(copy, augmented_source(source, copy), base, tokens.slice(0, 0), 0,
-                                    int((touched & leaked).sum()))
-            continue
-        mask = pa.array(keep)
-        batch = pa.RecordBatch.from_arrays([
-            tokens.column(name) if name not in ("before", "after", "text_hash") else
-            pa.array(new_b, pa.string()) if name == "before" else pa.array(new_a, pa.string()) if name == "after"
-            else pa.array(hashes[sentence_of], pa.uint64())
-            for name in tokens.schema.names], schema=tokens.schema).filter(mask)
-        yield AugmentedCopy(copy, augmented_source(source, copy), base, batch, int((changed & keep).sum()),
-                            int((touched & leaked).sum()))
+        made = substituted_copy(tokens, new_b, new_a, changed, plan.held_out, copy, augmented_source(source, copy),
+                                base)
+        if made is not None:
+            yield made
+
+
+def substituted_copy(tokens: pa.RecordBatch, befores: list[str], afters: list[str], changed: np.ndarray,
+                     held_out: frozenset[int], copy: int, source: str, base: int) -> AugmentedCopy | None:
+    """The sentences of `tokens` (pass 1's cache columns) with a token `changed` to (`befores`, `afters`), their
+    text hash recomputed, those that read like a held-out (dev/test) sentence left out and counted; None when
+    no sentence changed. What `--augment-sentences` and `--synthesize` share."""
+    sentence_ids = tokens.column("sentence_id").to_numpy()
+    starts = np.concatenate([[True], sentence_ids[1:] != sentence_ids[:-1]])
+    sentence_of = np.cumsum(starts) - 1
+    touched = np.bincount(sentence_of[changed], minlength=int(starts.sum())) > 0
+    if not touched.any():
+        return None
+    written = _joined(befores, starts)
+    hashes = np.array([stable_hash64(text) for text in written], dtype=np.uint64)
+    leaked = np.array([h in held_out for h in hashes.tolist()], dtype=bool)
+    keep = (touched & ~leaked)[sentence_of]
+    replaced = {"before": pa.array(befores, pa.string()), "after": pa.array(afters, pa.string()),
+                "text_hash": pa.array(hashes[sentence_of], pa.uint64())}
+    batch = pa.RecordBatch.from_arrays([replaced.get(name, tokens.column(name)) for name in tokens.schema.names],
+                                       schema=tokens.schema).filter(pa.array(keep))
+    return AugmentedCopy(copy, source, base, batch, int((changed & keep).sum()), int((touched & leaked).sum()))
 
 
 def _joined(words: list[str], starts: np.ndarray) -> list[str]:

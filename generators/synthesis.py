@@ -13,7 +13,8 @@ Never a reading the grammar does not license.
 
 Everything is drawn by stable hashes of (seed, class, token, number): the same train tokens and seed give
 the same forms and readings on any runner. Pass 2 places them into the real train sentences of the class, in
-place of its tokens (`pipelines.build_steps`), marked by their source (`SOURCE#synthesized`).
+place of its tokens: as window examples (`pipelines.build_steps`, source `SOURCE#synthesized`) and, the same
+forms in the same places, as whole train sentences (`synthesized_sentences`, source `SOURCE#synthesized-N`).
 """
 
 from __future__ import annotations
@@ -21,11 +22,15 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tnforge.hashing import mix64, stable_hash64
-from tnforge.sources import SYNTHESIZED_MARK
+import numpy as np
+import pyarrow as pa
+
+from tnforge.generators.augmentation import AugmentedCopy, substituted_copy
+from tnforge.hashing import key64, mix64, stable_hash64
+from tnforge.sources import SYNTHESIZED_MARK, synthesized_source
 
 #: The classes whose tokens can be drawn anew (digits, a currency or unit). Not ELECTRONIC: addresses with
 #: their letters drawn anew taught the window model to spell unfamiliar words out (PLAIN "Chu" → "c h u") and
@@ -186,6 +191,7 @@ class Synthesis:
     per_token: dict[str, int]
     conventions: Conventions
     train_tokens: dict[str, int]
+    held_out: frozenset[int] = frozenset()  # dev/test sentence text hashes: a synthesized sentence never reads so
 
     def section(self) -> dict:
         """The manifest's record of how the examples were made (the counts placed are added by the build)."""
@@ -195,7 +201,8 @@ class Synthesis:
             "conventions": {cls: {"learned_from": self.conventions.learned_from.get(cls, 0),
                                   "strongest_words": [[w, round(v, 2)] for w, v in self.conventions.strongest(cls)]}
                             for cls in sorted(self.forms)},
-            "marked_by": f"source SOURCE{SYNTHESIZED_MARK} (examples dataset, train split only; copy 1..N)",
+            "marked_by": f"source SOURCE{SYNTHESIZED_MARK} (examples dataset, train split only; copy 1..N) and "
+                         f"SOURCE{SYNTHESIZED_MARK}-N (sentences dataset, train split only: copy N of a sentence)",
         }
 
 
@@ -243,3 +250,37 @@ def chosen_forms(plan: Synthesis, cls: str, keys: Iterable[int], copy: int) -> l
     """The form placed as synthesized copy `copy` of each train token (by its key) of class `cls`."""
     forms = plan.forms[cls]
     return [forms[_draw(stable_hash64("place", key, copy, seed=plan.seed), len(forms))] for key in keys]
+
+
+def synthesis_keys(key_name: str, sentence_ids: np.ndarray, token_index: np.ndarray) -> np.ndarray:
+    """The keys of a file's train tokens that `chosen_forms` draws by (examples and sentences alike)."""
+    return key64(stable_hash64(key_name, "synthesized"), sentence_ids, token_index)
+
+
+def synthesized_sentences(tokens: pa.RecordBatch, trivial: np.ndarray, key_name: str, source: str,
+                          plan: Synthesis) -> Iterator[AugmentedCopy]:
+    """Copy N (1..the largest `per_token`) of the train sentences (`tokens`: pass 1's cache columns of whole
+    sentences; `trivial`: the `<self>`/`sil` mask) with each token of a rare class whose `per_token` reaches N
+    replaced by the form and reading of its synthesized example N (`chosen_forms`), the sentence's other tokens
+    unchanged; sentences without such a token left out, and those that read like a dev/test sentence."""
+    rare_mask = ~trivial & np.isin(np.asarray(tokens.column("class").to_pylist(), dtype=object), list(plan.forms))
+    if not rare_mask.any():
+        return
+    sentence_ids = tokens.column("sentence_id").to_numpy()
+    within = np.isin(sentence_ids, np.unique(sentence_ids[rare_mask]))  # only the sentences that change
+    tokens, rare_mask = tokens.filter(pa.array(within)), rare_mask[within]
+    classes = tokens.column("class").to_pylist()
+    rare = np.nonzero(rare_mask)[0].tolist()
+    keys = synthesis_keys(key_name, tokens.column("sentence_id").to_numpy(), tokens.column("token_index").to_numpy())
+    befores, afters = tokens.column("before").to_pylist(), tokens.column("after").to_pylist()
+    for copy in range(1, max(plan.per_token[classes[i]] for i in rare) + 1):
+        new_b, new_a = list(befores), list(afters)
+        changed = np.zeros(len(befores), dtype=bool)
+        for i in rare:
+            if plan.per_token[classes[i]] >= copy:
+                new_b[i], new_a[i] = chosen_forms(plan, classes[i], [int(keys[i])], copy)[0]
+                changed[i] = True
+        made = substituted_copy(tokens, new_b, new_a, changed, plan.held_out, copy, synthesized_source(source, copy),
+                                stable_hash64(key_name, "synthesized", copy))
+        if made is not None:
+            yield made

@@ -265,8 +265,10 @@ def synthesis_plan(stats: dict, config: BuildConfig) -> Synthesis | None:
     from tnforge.grammars import adapter
 
     readings, committed, tables = adapter.synthesis_grammar()
-    return synthesize(stats["pool"].choices(), stats["splits"]["train"].tokens, config.synthesize,
+    plan = synthesize(stats["pool"].choices(), stats["splits"]["train"].tokens, config.synthesize,
                       config.synthesize_below, config.seed, readings, committed, tables)
+    plan.held_out = frozenset(stats["held_out"])  # its sentences never read like a dev/test sentence
+    return plan
 
 
 def deference_plan(stats: dict, config: BuildConfig, leading: frozenset[str]) -> Deference | None:
@@ -315,6 +317,8 @@ def _split_json(counts: SplitCounts) -> dict:
         "augmented_dropped": counts.augmented_dropped,
         "synthesized": dict(sorted(counts.synthesized.items())),
         "deferred": dict(sorted(counts.deferred.items())),
+        "synthesized_sentences": counts.synthesized_sentences,
+        "synthesized_dropped": counts.synthesized_dropped,
     }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,11 +20,11 @@ import pyarrow.compute as pc
 from tnforge import schemas
 from tnforge.class_inference import ClassInference
 from tnforge.filesystems import open_arrow_file, write_atomically
-from tnforge.generators.augmentation import Augmentation, SubstitutionPool, augment
+from tnforge.generators.augmentation import Augmentation, AugmentedCopy, SubstitutionPool, augment
 from tnforge.generators.grammar_classes import GrammarClasses
 from tnforge.generators.leading_readings import Deference, LeadingReadings
 from tnforge.generators.sampling import SamplingPlan, TrainStats, sample_hashes, upsample_group
-from tnforge.generators.synthesis import Synthesis, chosen_forms
+from tnforge.generators.synthesis import Synthesis, chosen_forms, synthesis_keys, synthesized_sentences
 from tnforge.hashing import key64, stable_hash64
 from tnforge.pipelines.build_config import BuildConfig
 from tnforge.readers import read_corpus_file
@@ -57,6 +57,8 @@ class SplitCounts:
     augmented_dropped: int = 0  # copies that read like a dev or test sentence, left out
     synthesized: Counter = field(default_factory=Counter)  # --synthesize: examples placed, by class (train only)
     deferred: Counter = field(default_factory=Counter)  # --defer-to-first: tokens left out, by class (train only)
+    synthesized_sentences: int = 0  # --synthesize: sentences with synthesized tokens written (train only)
+    synthesized_dropped: int = 0  # such sentences that read like a dev or test sentence, left out
 
     def merge(self, other: SplitCounts) -> SplitCounts:
         self.tokens.update(other.tokens)
@@ -71,6 +73,8 @@ class SplitCounts:
         self.augmented_dropped += other.augmented_dropped
         self.synthesized.update(other.synthesized)
         self.deferred.update(other.deferred)
+        self.synthesized_sentences += other.synthesized_sentences
+        self.synthesized_dropped += other.synthesized_dropped
         return self
 
 
@@ -235,8 +239,9 @@ def build_file(
 ) -> Iterator[tuple[tuple[str, str], pa.Table] | FileOutput]:
     """Pass 2: yield non-empty ((dataset, split), table) pieces, then the file's FileOutput. With
     `augmentation`, the train split's sentences also get their augmented copies (sentences only); with
-    `synthesis`, the train tokens of its rare classes get synthesized examples (and their positive pairs); with
-    `deference`, train tokens the leading input reads otherwise are left out of examples and pairs."""
+    `synthesis`, the train tokens of its rare classes get synthesized examples (and their positive pairs) and
+    their sentences copies with the same synthesized tokens; with `deference`, train tokens the leading input
+    reads otherwise are left out of examples and pairs."""
     source = input_file.source
     base = stable_hash64(input_file.key_name)
     output = FileOutput()
@@ -301,11 +306,13 @@ def build_file(
                 yield from _augmented(batch.filter(pa.array(in_split)), trivial[in_split], input_file,
                                       augmentation, counts)
             if name == "train" and synthesis is not None and synthesis.forms:
-                for piece in _synthesized(batch, in_split & ~trivial & ~deferred, input_file, synthesis, config.window,
-                                          counts):
+                skip = trivial | deferred
+                for piece in _synthesized(batch, in_split & ~skip, input_file, synthesis, config.window, counts):
                     yield piece
                     if piece[0][0] == "examples":  # their pairs join the positives: negatives and DEs learn them
                         pair_tables.append(piece[1].select(["split", "class", "before", "after"]))
+                yield from _copies(synthesized_sentences(batch.filter(pa.array(in_split)), skip[in_split],
+                                                         input_file.key_name, input_file.source, synthesis), counts)
         pairs_mask = pa.array(~trivial & ~deferred & (codes != SPLIT_CODES[EXCLUDED]))
         pair_tables.append(pa.table({
             "split": pa.array(np.asarray(SPLIT_NAMES, dtype=object)[codes], pa.string()).filter(pairs_mask),
@@ -320,14 +327,27 @@ def build_file(
 def _augmented(tokens: pa.RecordBatch, trivial: np.ndarray, input_file: InputFile, augmentation: Augmentation,
                counts: SplitCounts) -> Iterator[tuple[tuple[str, str], pa.Table]]:
     """The augmented copies of a batch's train sentences as sentences pieces, counted in `counts`."""
-    for copy in augment(tokens, input_file.key_name, input_file.source, augmentation, trivial):
-        counts.augmented_dropped += copy.dropped
+    yield from _copies(augment(tokens, input_file.key_name, input_file.source, augmentation, trivial), counts,
+                       augmented=True)
+
+
+def _copies(copies: Iterable[AugmentedCopy], counts: SplitCounts,
+            augmented: bool = False) -> Iterator[tuple[tuple[str, str], pa.Table]]:
+    """Augmented (or synthesized) copies of train sentences as sentences pieces, counted in `counts`."""
+    for copy in copies:
+        if augmented:
+            counts.augmented_dropped += copy.dropped
+        else:
+            counts.synthesized_dropped += copy.dropped
         if not copy.tokens.num_rows:
             continue
         table = _sentence_table(copy.tokens, np.ones(copy.tokens.num_rows, dtype=bool), "train", copy.base,
                                 copy.source)
-        counts.augmented_sentences += table.num_rows
-        counts.substituted += copy.substituted
+        if augmented:
+            counts.augmented_sentences += table.num_rows
+            counts.substituted += copy.substituted
+        else:
+            counts.synthesized_sentences += table.num_rows
         yield ("sentences", "train"), table
 
 
@@ -343,7 +363,7 @@ def _synthesized(batch: pa.RecordBatch, train: np.ndarray, input_file: InputFile
     sentence_ids = batch.column("sentence_id").to_numpy()
     token_index = batch.column("token_index").to_numpy()
     rows = np.array(rare)
-    keys = key64(stable_hash64(input_file.key_name, "synthesized"), sentence_ids[rows], token_index[rows])
+    keys = synthesis_keys(input_file.key_name, sentence_ids[rows], token_index[rows])
     sides = [_sides(window) for window in windows(batch.column("before"), sentence_ids, rows, width).to_pylist()]
     source = synthesized_source(input_file.source)
     tables = []

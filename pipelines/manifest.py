@@ -106,6 +106,8 @@ def make_manifest(config: BuildConfig, shards: int, state: dict, wall_time: floa
             "per_class": config.synthesize,
             "below": config.synthesize_below,
             "examples": state["examples"]["train"].get("synthesized", {}),
+            "sentences": state["examples"]["train"].get("synthesized_sentences", 0),
+            "sentences_dropped_as_held_out": state["examples"]["train"].get("synthesized_dropped", 0),
             **(state.get("synthesis") or {}),
         }
     if config.defer_to_first:
@@ -219,7 +221,10 @@ def summary_table(manifest: dict) -> str:
         lines.append(
             f"synthesized train examples (--synthesize {synthesis['per_class']}, classes below "
             f"{synthesis['below']} train tokens): {sum(synthesis['examples'].values()):,} ({placed or 'none'}); "
-            "examples and positive pairs, source SOURCE#synthesized, counted in the copies of the accounting")
+            "examples and positive pairs, source SOURCE#synthesized, counted in the copies of the accounting; the "
+            f"same tokens in {synthesis.get('sentences', 0):,} train sentences ("
+            f"{synthesis.get('sentences_dropped_as_held_out', 0):,} left out as they read like a dev/test sentence), "
+            "source SOURCE#synthesized-N")
     deference = manifest.get("deference")
     if deference:
         left = ", ".join(f"{cls} {n:,}" for cls, n in sorted(deference["deferred"].items()))

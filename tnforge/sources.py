@@ -16,7 +16,8 @@ from dataclasses import dataclass
 _STANDARD_SHARD = re.compile(r"^output-(\d{5})-of-(\d{5})$")
 #: What marks the source of an augmented sentence (`tnforge build --augment-sentences`): `SOURCE#augment-N`.
 AUGMENT_MARK = "#augment-"
-#: What marks the source of a synthesized example (`tnforge build --synthesize`): `SOURCE#synthesized`.
+#: What marks the source of a synthesized example (`tnforge build --synthesize`): `SOURCE#synthesized`; of a
+#: synthesized sentence: `SOURCE#synthesized-N` (copy N, as augmented sentences).
 SYNTHESIZED_MARK = "#synthesized"
 _COMPRESSION = (".gz", ".bz2")
 _FORMATS = (".tsv", ".csv", ".txt")
@@ -49,14 +50,15 @@ def is_augmented(source: str) -> bool:
     return AUGMENT_MARK in source
 
 
-def synthesized_source(source: str) -> str:
-    """The `source` of a file's synthesized examples."""
-    return source + SYNTHESIZED_MARK
+def synthesized_source(source: str, copy: int = 0) -> str:
+    """The `source` of a file's synthesized examples (`copy` 0), or of its synthesized sentences' copy `copy`."""
+    return source + SYNTHESIZED_MARK + (f"-{copy}" if copy else "")
 
 
 def is_synthesized(source: str) -> bool:
-    """Whether a row's `source` marks a synthesized example (count them, or leave them out of reports, by this)."""
-    return source.endswith(SYNTHESIZED_MARK)
+    """Whether a row's `source` marks a synthesized example or sentence (count them, or leave them out of
+    reports, by this)."""
+    return SYNTHESIZED_MARK in source
 
 
 def standard_shard_index(path: str) -> int | None:

@@ -193,10 +193,13 @@ def build_notes(manifest: dict) -> list[str]:
     if augmented:
         notes.append(f"the train sentences include {augmented['sentences']:,} augmented copies "
                      "(source SOURCE#augment-N)")
-    synthesized = (manifest.get("synthesis") or {}).get("examples")
-    if synthesized:
-        notes.append(f"the train examples include {sum(synthesized.values()):,} grammar-synthesized ones (source "
-                     "SOURCE#synthesized; counted with the copies, left out of the trivial share)")
+    synthesis = manifest.get("synthesis") or {}
+    if synthesis.get("examples"):
+        notes.append(f"the train examples include {sum(synthesis['examples'].values()):,} grammar-synthesized ones "
+                     "(source SOURCE#synthesized; counted with the copies, left out of the trivial share)")
+    if synthesis.get("sentences"):
+        notes.append(f"the train sentences include {synthesis['sentences']:,} with grammar-synthesized tokens "
+                     "(source SOURCE#synthesized-N)")
     deference = manifest.get("deference")
     if deference:
         notes.append(f"{sum(deference['deferred'].values()):,} train tokens of later inputs were left out of the "

@@ -53,10 +53,7 @@ def _examples(partial: Partial, table: pa.Table, params: SuiteParams, manifest: 
     if _has(table, "split", "class"):
         partial.count("examples.split_class", count_by(table, ["split", "class"]))
     if _has(table, "split", "trivial"):
-        sampled = table  # the build's sampling decided these (synthesized examples are added after it)
-        if _has(table, "source"):
-            sampled = table.filter(pc.invert(pc.fill_null(pc.ends_with(table.column("source"), SYNTHESIZED_MARK),
-                                                          False)))
+        sampled = _sampled(table)
         partial.count("examples.split_rows", count_by(sampled, ["split"]))
         partial.count("examples.split_trivial", count_by(sampled.filter(pc.fill_null(sampled.column("trivial"),
                                                                                      False)), ["split"]))
@@ -98,10 +95,18 @@ def cardinal_value(before: str) -> int | None:
     return cardinal_value(before)
 
 
+def _sampled(table: pa.Table) -> pa.Table:
+    """The examples the build's sampling decided (synthesized ones are added after it, to rare classes)."""
+    if not _has(table, "source"):
+        return table
+    return table.filter(pc.invert(pc.fill_null(pc.ends_with(table.column("source"), SYNTHESIZED_MARK), False)))
+
+
 def _targets(partial: Partial, table: pa.Table, params: SuiteParams, manifest: dict[str, Any] | None) -> None:
     """Train examples per MEASURE unit, and of CARDINALs of at least the big-number threshold (the
-    functions the build uses, cached: the same tokens recur in every chunk)."""
-    train = table.filter(pc.equal(table.column("split"), "train"))
+    functions the build uses, cached: the same tokens recur in every chunk); synthesized examples left out,
+    as the build's up-sampling leaves them (their drawn units have no target)."""
+    train = _sampled(table.filter(pc.equal(table.column("split"), "train")))
     wanted = [c for c, needed in (("MEASURE", params.measure_min_count), ("CARDINAL", params.cardinal_target))
               if needed is not None]
     train = train.filter(pc.is_in(train.column("class"), value_set=pa.array(wanted)))

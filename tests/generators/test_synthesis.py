@@ -1,6 +1,6 @@
 """Grammar-synthesized train examples for rare classes (`tnforge build --synthesize`): the conventions that
-choose their readings, the forms drawn, and the build that places them (marked, train only, counted, the same
-bytes again, validated)."""
+choose their readings, the forms drawn, and the build that places them as examples and in whole train sentences
+(marked, train only, counted, the same bytes again, dev/test untouched, validated)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from click.testing import CliRunner
@@ -18,11 +20,14 @@ from tnforge.cli import cli
 from tnforge.generators.synthesis import (
     TEMPLATES,
     Conventions,
+    Synthesis,
     learn_conventions,
     plausible,
     rare_classes,
+    synthesized_sentences,
     variant,
 )
+from tnforge.hashing import stable_hash64
 from tnforge.sources import SYNTHESIZED_MARK, is_synthesized
 
 pytest.importorskip("pynini")
@@ -88,11 +93,11 @@ def test_drawn_clock_times_stay_on_the_clock_and_the_shortest_reading_wins_where
     assert said.choose("TIME", ["one o nine", "one hour nine minute"]) == "one hour nine minute"
 
 
-def examples_digest(root: Path) -> str:
-    digest = hashlib.sha256()
-    for path in datasets.dataset_files(root, "examples"):
-        digest.update(Path(path).read_bytes())
-    return digest.hexdigest()
+def digest(root: Path, name: str = "examples", split: str | None = None) -> str:
+    hashed = hashlib.sha256()
+    for path in datasets.dataset_files(root, name, split):
+        hashed.update(Path(path).read_bytes())
+    return hashed.hexdigest()
 
 
 @pytest.fixture(scope="module")
@@ -147,10 +152,70 @@ def test_the_same_bytes_again_and_with_two_workers_and_validation_knows_them(syn
     again = tmp_path / "again"
     result = CliRunner().invoke(cli, ["build", "--out", str(again), "--synthesize", "60", "--workers", "2"])
     assert result.exit_code == 0, result.output
-    assert examples_digest(again) == examples_digest(synthesized)
+    assert digest(again) == digest(synthesized)
+    assert digest(again, "sentences") == digest(synthesized, "sentences")
     validated = CliRunner().invoke(cli, ["validate", str(synthesized), "--no-docs"])
     assert validated.exit_code == 0 and "validation passed" in validated.output, validated.output
     assert "grammar-synthesized ones (source SOURCE#synthesized" in validated.output
+    assert "with grammar-synthesized tokens (source SOURCE#synthesized-N)" in validated.output
+
+
+def test_the_synthesized_examples_are_placed_in_their_train_sentences_too(synthesized):
+    manifest = json.loads((synthesized / "manifest.json").read_text())
+    rows = datasets.read_dataset(synthesized, "sentences").to_pylist()
+    originals = {r["sentence_id"]: r for r in rows if not is_synthesized(r["source"])}
+    copies = [r for r in rows if is_synthesized(r["source"])]
+    assert {r["split"] for r in copies} == {"train"}
+    assert len(copies) == manifest["synthesis"]["sentences"] > 0
+    assert manifest["synthesis"]["sentences_dropped_as_held_out"] == 0
+    assert len(copies) + sum(r["split"] == "train" for r in originals.values()) == manifest["datasets"]["sentences"]["train"]
+    assert len({r["key"] for r in rows}) == len(rows)
+    placed = Counter()
+    for row in copies:
+        copy = int(row["source"].rsplit("-", 1)[1])
+        assert row["source"] == f"sample.tsv{SYNTHESIZED_MARK}-{copy}"
+        original = originals[row["sentence_id"]]
+        assert original["split"] == "train" and row["classes"] == original["classes"]
+        assert row["written"] == " ".join(row["tokens"]) and row["text_hash"] == stable_hash64(row["written"])
+        assert row["spoken"] == " ".join(r for r in row["readings"] if r)
+        changed = [i for i, (old, new) in enumerate(zip(original["tokens"], row["tokens"], strict=True)) if old != new]
+        assert changed and all(row["classes"][i] in manifest["synthesis"]["examples"] for i in changed)
+        unchanged = [i for i in range(row["n_tokens"]) if i not in changed]
+        assert [row["readings"][i] for i in unchanged] == [original["readings"][i] for i in unchanged]
+        placed.update((row["sentence_id"], i, copy, row["tokens"][i], row["readings"][i]) for i in changed)
+    # Every synthesized example, and nothing else, in its sentence: the same form and reading in the same place.
+    examples = datasets.read_dataset(synthesized, "examples", "train")
+    examples = examples.filter(pc.ends_with(examples.column("source"), SYNTHESIZED_MARK))
+    wanted = Counter(zip(*(examples.column(n).to_pylist() for n in
+                           ("sentence_id", "token_index", "copy", "before", "after")), strict=True))
+    assert placed == wanted
+
+
+def test_dev_and_test_are_the_same_with_and_without_synthesis(synthesized, bundled_build):
+    for name in ("examples", "sentences"):
+        for split in ("dev", "test"):
+            assert digest(synthesized, name, split) == digest(bundled_build, name, split)
+    plain = datasets.read_dataset(bundled_build, "sentences", "train").column("key").to_pylist()
+    rows = datasets.read_dataset(synthesized, "sentences", "train")
+    kept = [k for k, s in zip(rows.column("key").to_pylist(), rows.column("source").to_pylist(), strict=True)
+            if not is_synthesized(s)]
+    assert sorted(kept) == sorted(plain)
+
+
+def test_a_synthesized_sentence_that_reads_like_a_held_out_one_is_left_out():
+    tokens = pa.RecordBatch.from_pydict({
+        "sentence_id": pa.array([0, 0, 1, 1], pa.int64()), "token_index": pa.array([0, 1, 0, 1], pa.int32()),
+        "line": pa.array([1, 2, 4, 5], pa.int64()), "split": pa.array([0, 0, 0, 0], pa.int8()),
+        "text_hash": pa.array([0, 0, 0, 0], pa.uint64()), "class": ["PLAIN", "MONEY", "PLAIN", "MONEY"],
+        "before": ["Costs", "$3", "Paid", "$3"], "after": ["<self>", "three dollars", "<self>", "three dollars"],
+    })
+    plan = Synthesis(0, {"MONEY": [("£7", "seven pounds")]}, {"MONEY": 1}, Conventions(), {"MONEY": 2},
+                     frozenset({stable_hash64("Paid £7")}))
+    (copy,) = synthesized_sentences(tokens, np.array([True, False, True, False]), "x", "x.tsv", plan)
+    assert copy.source == "x.tsv#synthesized-1" and copy.dropped == 1
+    assert copy.tokens.column("before").to_pylist() == ["Costs", "£7"]
+    assert copy.tokens.column("after").to_pylist() == ["<self>", "seven pounds"]
+    assert copy.tokens.column("text_hash").to_pylist() == [stable_hash64("Costs £7")] * 2
 
 
 def test_without_the_grammar_synthesis_is_refused_in_one_line(monkeypatch, tmp_path):
@@ -162,3 +227,17 @@ def test_without_the_grammar_synthesis_is_refused_in_one_line(monkeypatch, tmp_p
     assert result.output.strip().splitlines()[-1] == ("Error: --synthesize draws and reads its examples with the "
                                                       "covering grammar: pynini is not installed")
     assert not (tmp_path / "ds").exists()
+
+
+def test_a_synthesized_build_of_the_shared_sample_validates(shared_tsv, tmp_path):
+    out = tmp_path / "ds"
+    built = CliRunner().invoke(cli, ["build", str(shared_tsv), "--split", "hash", "--out", str(out), "--synthesize", "300"])
+    assert built.exit_code == 0, built.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["synthesis"]["examples"]["MEASURE"] >= 300  # with units drawn that up-sampling never targeted
+    sentences = datasets.read_dataset(out, "sentences", columns=["split", "source"])
+    marked = [split for split, source in zip(sentences.column("split").to_pylist(), sentences.column("source").to_pylist(),
+                                             strict=True) if is_synthesized(source)]
+    assert len(marked) == manifest["synthesis"]["sentences"] > 0 and set(marked) == {"train"}
+    validated = CliRunner().invoke(cli, ["validate", str(out), "--no-docs"])
+    assert validated.exit_code == 0 and "validation passed" in validated.output, validated.output

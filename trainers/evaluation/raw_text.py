@@ -139,6 +139,7 @@ def score(readings: Sequence[SentenceReading], gold: Sequence[GoldSentence], jud
         "words": words, "word_errors": edits, "wer": _ratio(edits, words),
         "wer_without_electronic": _ratio(plain_edits, plain_words),
         "tokenization_agrees": agreed, "tokens": report["tokens"], "nontrivial": report["nontrivial"],
+        "per_class": report["per_class"],
         "class_accuracy": _ratio(class_right, len(with_class)) if with_class else None,
         "class_accuracy_nontrivial": (_ratio(sum(p["predicted_class"] == p["class"] for p in nontrivial),
                                              len(nontrivial)) if nontrivial else None),
