@@ -152,7 +152,7 @@ def main() -> None:
             print(json.dumps({"count": n, "on": where, "accuracy": report["tokens"]["accuracy"],
                               "nontrivial": report["nontrivial"]["accuracy"],
                               "unrecoverable": report.get("unrecoverable"), "errors": len(report["errors"])}))
-    plus = plus_corpus(args, max(counts), bundled) if args.plus else None
+    plus = plus_corpus(args, max(counts), data[counts[0]], bundled) if args.plus else None
     summary = {"machine": machine("cpu"), "date": datetime.date.today().isoformat(),
                "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
                "settings": {k: str(v) for k, v in vars(args).items()}, "counts": counts}
@@ -207,10 +207,11 @@ PLUS_PAIRS = (("+ corpus vs alone", None, "+ corpus"), ("deferred vs not", "+ co
               ("deferred vs not, with synthesis", "+ corpus, synthesis", "+ corpus, synthesis, deferred"))
 
 
-def plus_corpus(args: argparse.Namespace, count: int, bundled: Path) -> dict:
+def plus_corpus(args: argparse.Namespace, count: int, sample: Path, bundled: Path) -> dict:
     """The sample plus `args.plus` built (hash split) without and with `--synthesize count` and
     `--defer-to-first`, trained side by side for `args.plus_epochs` epochs each, evaluated on the sample's own
-    test split and on the bundled sample."""
+    test split (as `sample`, the sample built alone, has it: the same sentences, windows and keys) and on the
+    bundled sample."""
     data, runs = {}, {}
     for name, (synthesis, defer) in PLUS.items():
         tag = f"{count if synthesis else 0}{'-deferred' if defer else ''}"
@@ -227,7 +228,7 @@ def plus_corpus(args: argparse.Namespace, count: int, bundled: Path) -> dict:
     out = {}
     for n in data:
         manifest = json.loads((data[n] / "manifest.json").read_text())
-        out[n] = {"test": evaluate(runs[n], data[n], "test", runs[n] / "eval-test"),
+        out[n] = {"test": evaluate(runs[n], sample, "test", runs[n] / "eval-test"),
                   "bundled": evaluate(runs[n], bundled, "train", runs[n] / "eval-bundled"),
                   "train_tokens": manifest["splits"]["train"]["tokens"],
                   "deferred": (manifest.get("deference") or {}).get("deferred", {}),
