@@ -157,7 +157,7 @@ def fit(points: list[dict], route: str) -> dict:
 
     def line(accuracy: np.ndarray) -> tuple[float, float]:
         slope, intercept = np.polyfit(x, accuracy, 1)
-        return float(slope), float(intercept)
+        return round(float(slope), 12), float(intercept)  # a flat line's float noise (1e-17) is no rise
 
     def needed(slope: float, intercept: float) -> float:
         doublings = (TARGET - intercept) / slope if slope > 0 else math.inf
@@ -213,7 +213,8 @@ def summary(report: dict) -> str:
     g, b = report["fits"]["grammar"], report["fits"]["bound"]
     times = g["needed"] / whole["train_sentences"]
     text = ("**What it shows.** The grammar route " + (
-        f"still rises with data ({g['slope']:+.2%} per doubling; its slope's 95% interval lies above 0, from "
+        f"still rises with data ({g['slope']:+.2%} per doubling; its slope's 95% interval "
+        f"{'lies above 0' if g['slope_interval'][0] > 0.001 else 'only just excludes no rise'}, from "
         f"{g['slope_interval'][0]:+.2%})" if g["slope_interval"][0] > 0 else
         f"rises with data in {g['positive_share']:.0%} of the resamples, but its slope's interval includes no rise")
         + (f"; extrapolated along the line, 95% would need about {_size(g['needed'])} train sentences of the sample's "
