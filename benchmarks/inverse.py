@@ -14,9 +14,13 @@ caches cold, and a second one), and how many wrong sentences hinge on a span the
 ways or more (`tnforge.itn_windows.written_ways`: "organized" / "organised", "two" / "2"). NeMo-text-processing's `InverseNormalizer` runs on the same spoken sentences
 with the same scoring when its virtual environment exists (`--nemo-venv`, default build/nemo-venv: `python3.11
 -m venv build/nemo-venv && build/nemo-venv/bin/pip install nemo-text-processing==1.2.0`). Writes
-docs/results/inverse.{md,json}.
+docs/results/inverse.{md,json}, with a learning curve (`benchmarks/inverse_curve.py`: the grammar and tagger
+routes learned from 25%, 50% and 100% of the shared sample's train split, and from the sample plus Proteno's
+sentences) as the page's last section; `--curve-only` measures the curve alone and replaces only that section (and
+the JSON's "curve").
 
     python benchmarks/inverse.py
+    python benchmarks/inverse.py --curve-only
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import inverse_curve
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
@@ -412,9 +418,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--train-minutes", type=float, default=4.0,
                         help="budget of each inverse model's training (one CPU thread)")
+    parser.add_argument("--curve-only", action="store_true",
+                        help="measure the learning curve alone and replace only its section of the page")
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     load = os.getloadavg()
+    if args.curve_only:
+        return curve_only(args, load)
     datasets = [("bundled sample", built("bundled", None))]
     if SHARED.exists():
         datasets.insert(0, ("shared sample", built("en", SHARED)))
@@ -425,10 +435,44 @@ def main() -> None:
               "load_average": load, "nemo_venv": str(args.nemo_venv.relative_to(ROOT) if args.nemo_venv.is_relative_to(ROOT)
                                                       else args.nemo_venv),
               "datasets": rows, "targets": targets(rows)}
+    if SHARED.exists():
+        report["curve"] = curve(args, load)
     from tnforge.filesystems import write_text_files
 
-    write_text_files(args.out, {"inverse.json": json.dumps(report, indent=1, ensure_ascii=False) + "\n", "inverse.md": markdown(report)})
-    print(markdown(report))
+    page = markdown(report) + ("\n" + "\n".join(inverse_curve.section(report["curve"], report["curve"]["stamp"]))
+                               if "curve" in report else "")
+    write_text_files(args.out, {"inverse.json": json.dumps(report, indent=1, ensure_ascii=False) + "\n", "inverse.md": page})
+    print(page)
+
+
+def curve(args: argparse.Namespace, load: tuple[float, float, float]) -> dict:
+    """The learning curve (`inverse_curve.measure`) of the shared sample, with the stamp its section shows."""
+    import torch
+
+    torch.set_num_threads(1)
+    report = inverse_curve.measure(built("en", SHARED), args.train_minutes, tagger=True, proteno=True)
+    report["stamp"] = (f"Measured {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')} on "
+                       f"{os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}, shared (load average "
+                       f"at start {load[0]:.1f}), one thread, by `benchmarks/inverse.py --curve-only`.")
+    return report
+
+
+def curve_only(args: argparse.Namespace, load: tuple[float, float, float]) -> None:
+    """`--curve-only`: measure the curve and replace only its section of the page (the page's last) and its key
+    of the JSON beside it."""
+    if not SHARED.exists():
+        sys.exit(f"no {SHARED}: the learning curve needs the shared sample")
+    report = curve(args, load)
+    page_file, json_file = args.out / "inverse.md", args.out / "inverse.json"
+    head = page_file.read_text(encoding="utf-8").partition(inverse_curve.HEADING)[0].rstrip("\n") if page_file.exists() else ""
+    figures = json.loads(json_file.read_text(encoding="utf-8")) if json_file.exists() else {}
+    figures["curve"] = report
+    section = "\n".join(inverse_curve.section(report, report["stamp"]))
+    from tnforge.filesystems import write_text_files
+
+    write_text_files(args.out, {"inverse.json": json.dumps(figures, indent=1, ensure_ascii=False) + "\n",
+                                "inverse.md": (head + "\n\n" if head else "") + section})
+    print(section)
 
 
 if __name__ == "__main__":
