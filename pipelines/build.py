@@ -124,7 +124,7 @@ class _MergeCounts(beam.CombineFn):
 
 
 class _ParseFn(beam.DoFn):
-    def __init__(self, config: BuildConfig, total: int, leading: frozenset[str]) -> None:
+    def __init__(self, config: BuildConfig, total: int, leading: frozenset[str] = frozenset()) -> None:
         self._config = config
         self._total = total
         self._leading = leading
