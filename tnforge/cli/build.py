@@ -51,8 +51,8 @@ B, N = BuildConfig(inputs=(), out=""), NegativesConfig()
                    "among the grammar's readings (examples and pairs; source SOURCE#synthesized; needs the grammar).")
 @click.option("--synthesize-below", default=B.synthesize_below, type=click.IntRange(1), metavar="COUNT",
               help="A class is rare (for --synthesize) below this many train tokens.")
-@click.option("--defer-to-first", is_flag=True, help="Leave out later inputs' train tokens that the first input reads "
-              "otherwise (kept as context); augmentation and synthesis learn from the first input alone.")
+@click.option("--defer-to-first", is_flag=True, default=B.defer_to_first, help="Leave out later inputs' train tokens "
+              "that the first input reads otherwise (kept as context); augmentation and synthesis learn from it alone.")
 @click.option("--input-format", type=click.Choice(FLAVOURS), default=B.input_format,
               help="Input flavour: auto (per file: Kaggle header → csv, 2 fields → aligned, else tsv), tsv "
                    "(CLASS, before, after), csv, aligned (before, after: classes inferred).")
