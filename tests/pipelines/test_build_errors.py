@@ -85,6 +85,13 @@ def test_malformed_gs_out_is_one_line_and_writes_nothing(tmp_path, monkeypatch, 
     assert list(tmp_path.iterdir()) == []  # no local folder named "gs:"
 
 
+def ctrl_c_as_at_a_terminal() -> None:
+    """In the child before it starts: SIGINT's default action, as an interactive shell gives a command. A test
+    runner started in the background (`cmd &`) ignores SIGINT, and a child inherits that, so Ctrl-C would never
+    reach it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_after(process: subprocess.Popen, marker: str) -> str:
     """Ctrl-C to `process` a moment after the stderr line holding `marker` (not after a fixed time from the start,
     which a loaded machine may outlast); the stderr read so far."""
@@ -103,7 +110,8 @@ def test_ctrl_c_stops_in_one_line_and_removes_the_scratch_folder(tmp_path, bundl
     corpus.write_bytes(bundled_tsv.read_bytes() * 300)  # ~29 MB: seconds of work
     out = tmp_path / "out"
     process = subprocess.Popen([sys.executable, "-m", "tnforge", "build", str(corpus), "--out", str(out)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ctrl_c_as_at_a_terminal)
     stderr = interrupt_after(process, "building")  # the pipeline starts right after this line; it runs seconds
     stdout, rest = process.communicate(timeout=120)
     stderr += rest
@@ -146,7 +154,8 @@ def test_ctrl_c_during_negatives_is_one_line_and_leaves_no_scratch(tmp_path, sha
     out = tmp_path / "ds"
     cli.main(args=["build", str(shared_tsv), "--out", str(out)], prog_name="tnforge", standalone_mode=False)
     process = subprocess.Popen([sys.executable, "-m", "tnforge", "negatives", str(out), "--ratio", "all"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ctrl_c_as_at_a_terminal)
     stderr = interrupt_after(process, "generating")  # the pipeline starts right after this line; it runs seconds
     stdout, rest = process.communicate(timeout=120)
     stderr += rest
