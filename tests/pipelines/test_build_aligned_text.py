@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from tests.support.corpus_files import head_sentences
 from tests.support.paths import SHARED_DATA
 from tnforge.class_inference import ClassInference, fallback_class
 from tnforge.datasets import dataset_files, read_dataset
@@ -52,16 +53,7 @@ def proteno_head(tmp_path_factory) -> Path:
     """The first HEAD_SENTENCES sentences of ../shared/data/proteno_en/train.tsv, as a file of their own."""
     if not PROTENO.exists():
         pytest.skip("needs ../shared/data/proteno_en/train.tsv")
-    lines, n = [], 0
-    with PROTENO.open(encoding="utf-8") as handle:
-        for line in handle:
-            lines.append(line)
-            n += line == "<eos>\t<eos>\n"
-            if n == HEAD_SENTENCES:
-                break
-    path = tmp_path_factory.mktemp("proteno") / "proteno_head.tsv"
-    path.write_text("".join(lines), encoding="utf-8")
-    return path
+    return head_sentences(PROTENO, HEAD_SENTENCES, tmp_path_factory.mktemp("proteno") / "proteno_head.tsv")
 
 
 @pytest.fixture(scope="module")

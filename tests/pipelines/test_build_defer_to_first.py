@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.support.corpus_files import head_sentences
 from tests.support.paths import SHARED_DATA
 from tnforge.cli import cli
 from tnforge.datasets import read_dataset
@@ -26,16 +27,7 @@ def inputs(tmp_path_factory, bundled_tsv) -> tuple[Path, Path]:
     pytest.importorskip("pynini")  # classes of aligned text are inferred with the covering grammar
     if not PROTENO.exists():
         pytest.skip("needs ../shared/data/proteno_en/train.tsv")
-    lines, n = [], 0
-    with PROTENO.open(encoding="utf-8") as handle:
-        for line in handle:
-            lines.append(line)
-            n += line == "<eos>\t<eos>\n"
-            if n == HEAD_SENTENCES:
-                break
-    path = tmp_path_factory.mktemp("proteno") / "proteno_head.tsv"
-    path.write_text("".join(lines), encoding="utf-8")
-    return bundled_tsv, path
+    return bundled_tsv, head_sentences(PROTENO, HEAD_SENTENCES, tmp_path_factory.mktemp("proteno") / "proteno_head.tsv")
 
 
 def build(inputs: tuple[Path, Path], out: Path, defer: bool) -> dict:

@@ -17,6 +17,20 @@ def write_corpus(path: Path, sentences: list[list[tuple[str, str, str]]], eos: b
     return path
 
 
+def head_sentences(source: Path, sentences: int, path: Path) -> Path:
+    """The first `sentences` sentences of an aligned or TSV corpus file (each ending `<eos>`), as a file of their
+    own at `path`."""
+    lines, n = [], 0
+    with source.open(encoding="utf-8") as handle:
+        for line in handle:
+            lines.append(line)
+            n += line == "<eos>\t<eos>\n"
+            if n == sentences:
+                break
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
 def tsv_to_csv(tsv: Path, csv_path: Path) -> Path:
     """Write a Google TSV corpus as a Kaggle CSV file (unchanged tokens: after == before)."""
     import csv
