@@ -82,28 +82,30 @@ def nemo(venv: Path, spoken: list[str], timeout: int) -> dict | None:
         return {"written": out.read_text(encoding="utf-8").splitlines(), "seconds": seconds}
 
 
-def trained_model(name: str, data: Path, minutes: float) -> Path:
-    """The inverse model of a dataset: a finished run under build/benchmarks/ reused, else trained (one thread)."""
-    from tnforge.trainers.inverse.train import InverseTrainConfig, train
+def trained_run(folder: str, data: Path, minutes: float, module: str, config: str) -> Path:
+    """A dataset's run of a family (`module`'s `train` with its `config` class) under build/benchmarks/FOLDER: a
+    finished run reused, else trained (one thread, `minutes` at most)."""
+    import importlib
 
-    run = ROOT / "build" / "benchmarks" / f"inverse-model-{name.split()[0]}"
+    family = importlib.import_module(module)
+    run = ROOT / "build" / "benchmarks" / folder
     record = run / "run.json"
     if not (record.exists() and json.loads(record.read_text(encoding="utf-8")).get("outcome")):
-        train(InverseTrainConfig(data=str(data), out=str(run), device="cpu", threads=1, max_minutes=minutes,
-                                 progress=False), overwrite=True)
+        family.train(getattr(family, config)(data=str(data), out=str(run), device="cpu", threads=1,
+                                             max_minutes=minutes, progress=False), overwrite=True)
     return run
+
+
+def trained_model(name: str, data: Path, minutes: float) -> Path:
+    """The inverse model of a dataset (`trained_run`)."""
+    return trained_run(f"inverse-model-{name.split()[0]}", data, minutes, "tnforge.trainers.inverse.train",
+                       "InverseTrainConfig")
 
 
 def trained_tagger(name: str, data: Path, minutes: float) -> Path:
-    """The span tagger of a dataset: a finished run under build/benchmarks/ reused, else trained (one thread)."""
-    from tnforge.trainers.span_tagger.train import SpanTaggerTrainConfig, train
-
-    run = ROOT / "build" / "benchmarks" / f"span-tagger-{name.split()[0]}"
-    record = run / "run.json"
-    if not (record.exists() and json.loads(record.read_text(encoding="utf-8")).get("outcome")):
-        train(SpanTaggerTrainConfig(data=str(data), out=str(run), device="cpu", threads=1, max_minutes=minutes,
-                                    progress=False), overwrite=True)
-    return run
+    """The span tagger of a dataset (`trained_run`)."""
+    return trained_run(f"span-tagger-{name.split()[0]}", data, minutes, "tnforge.trainers.span_tagger.train",
+                       "SpanTaggerTrainConfig")
 
 
 def gold_tags_bound(router, sentences: list) -> dict:

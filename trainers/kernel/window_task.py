@@ -205,6 +205,4 @@ def describe(result: TrainResult) -> tuple[str, str]:
              f"no dev examples: best.pt is the last weights (step {best['step']}); no early stopping or "
              "learning-rate schedule (build with a dev split to have them)"] if best else []
     lines.append(f"model: {run / BEST}  metrics: {run / METRICS}  plot: {run / PLOT}")
-    note = (f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
-            f"({result.stopped})" + (f"\n{result.advice}" if result.advice else ""))
-    return note, "\n".join(lines)
+    return result.stop_note, "\n".join(lines)

@@ -188,6 +188,4 @@ def describe(result: TrainResult) -> tuple[str, str]:
              if "dev_sentence_accuracy" in best else
              f"no dev sentences: best.pt is the last weights (step {best['step']})"] if best else []
     lines.append(f"model: {run / BEST}  pieces: {run / PIECES_FILE}  metrics: {run / METRICS}")
-    note = (f"stopped after {result.steps} steps / {result.epochs} epochs in {result.seconds / 60:.1f} min "
-            f"({result.stopped})" + (f"\n{result.advice}" if result.advice else ""))
-    return note, "\n".join(lines)
+    return result.stop_note, "\n".join(lines)

@@ -32,6 +32,12 @@ class TrainResult:
     stopped: str
     advice: str = field(default="", kw_only=True)
 
+    @property
+    def stop_note(self) -> str:
+        """How the run stopped, as `tnforge train` prints it on stderr (with the engine's advice, if any)."""
+        return (f"stopped after {self.steps} steps / {self.epochs} epochs in {self.seconds / 60:.1f} min "
+                f"({self.stopped})" + (f"\n{self.advice}" if self.advice else ""))
+
 
 def log_metrics(path: Path, record: dict[str, Any]) -> None:
     """Append one record to a run's metrics JSONL."""
